@@ -1,0 +1,13 @@
+"""`spec-first.skill-audit-trigger-cases.v1`: trigger review cases of spec-skill-audit
+(skills/spec-skill-audit/evals/trigger-review-cases.json, 2026-05-01 to 2026-06-20).
+
+`expected_signal` becomes `expected_outcome`.
+"""
+
+from migrate.adapter import FamilyAdapter
+
+ADAPTER = FamilyAdapter(
+    name="skill_audit_trigger_cases_v1",
+    schema_version="spec-first.skill-audit-trigger-cases.v1",
+    summary="spec-skill-audit trigger review cases: expected_signal",
+)

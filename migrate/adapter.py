@@ -1,0 +1,92 @@
+"""What an adapter is: the protocol every adapter meets, and the declarative family adapter.
+
+An adapter recognizes one legacy or external format (`claims`) and maps a
+payload of that format onto the canonical shape (`to_canonical`), as a target
+tree (`migrate.plan`) so the syntax writers can keep every unmoved byte. Most
+legacy families differ from the canonical shape only by the reference's own
+mapping plus a few members that fill what the reference leaves empty: those
+are a `FamilyAdapter` and a few lines of data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from migrate import contract as c
+from migrate.formats import Unit
+from migrate.mapping import CaseMapper
+from migrate.plan import Node
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an adapter knows of a file besides its data: `source_file`, the repo-relative
+    POSIX path (None when outside the repo), and `skill`, the caller's skill if any."""
+
+    source_file: str | None = None
+    skill: str | None = None
+
+    def skill_for(self, payload: Any) -> str | None:
+        """The skill to write into a payload that has none: the caller's, else the
+        `skills/<name>/` of its path (reference: `normalizeFixturePayload`)."""
+        if isinstance(payload, dict) and c.js_truthy(payload.get("skill")):
+            return None
+        return self.skill or c.infer_skill(self.source_file)
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """A format fixture-migrate can migrate.
+
+    `name` is the registry key (the module name for built-ins); `kind` is
+    "canonical", "family", "generic" or "external"; `summary` one line for
+    `fixture-migrate adapters`.
+    """
+
+    name: str
+    kind: str
+    summary: str
+
+    def claims(self, unit: Unit) -> bool:
+        """True when this adapter reads `unit` (a payload or a bare case list)."""
+        ...
+
+    def to_canonical(self, unit: Unit, context: Context) -> Node:
+        """The canonical payload for `unit` as a target tree; `Src(())` when nothing changes.
+
+        Raises `migrate.errors.MappingError` when the data cannot be mapped losslessly.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class FamilyAdapter:
+    """A legacy family told apart by its `schema_version` and mapped by the shared rules.
+
+    `fills` names, per canonical case member, the family's members that fill it when
+    the reference leaves it empty (see `migrate.mapping.CaseMapper`).
+    """
+
+    name: str
+    schema_version: str
+    summary: str
+    fills: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    kind: str = "family"
+
+    @property
+    def mapper(self) -> CaseMapper:
+        return CaseMapper(fills=self.fills, explicit_ids=self.kind != "canonical")
+
+    def claims(self, unit: Unit) -> bool:
+        return (
+            unit.shape == "payload"
+            and isinstance(unit.data, dict)
+            and unit.data.get("schema_version") == self.schema_version
+        )
+
+    def to_canonical(self, unit: Unit, context: Context) -> Node:
+        # A canonical file is never given members it does not have (DESIGN: canonical in, same bytes out).
+        skill = None if self.kind == "canonical" else context.skill_for(unit.data)
+        return self.mapper.map_file(unit.data, skill=skill)

@@ -1,0 +1,423 @@
+"""The engine: walks paths, plans each file's migration, checks it, and applies it.
+
+Per file, data flows one way (DESIGN.md, "Architecture"): read the bytes, parse
+them (`migrate.formats`), ask the registry which adapter claims each payload,
+let the adapter build the canonical target tree, render it as edits of the
+original text, then check the result before anything is written: the output
+must parse, conserve every leaf, normalize compatibly with the reference's view
+of the input, add no validation error, and be stable (migrating it again
+changes nothing). A plan that fails a check is an error for that file; the
+other files go on.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from migrate import contract as c
+from migrate.adapter import Adapter, Context
+from migrate.compatibility import compatibility_violations
+from migrate.conservation import missing_leaves
+from migrate.errors import FixtureError, MappingError
+from migrate.formats import Document, Unit, load_document, syntax_of
+from migrate.normalize import NormalizedCase, normalize_payload
+from migrate.plan import Node, Src, count_moves, is_unchanged, materialize
+from migrate.registry import Registry, default_registry
+from migrate.validate import RefChecker, ValidationError, validate_cases
+
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+"""Directory names a walk never enters, besides hidden ones (`.git`, `.venv`, ...)."""
+
+TEMP_SUFFIX = ".fixture-migrate.tmp"
+"""Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest directory at or above `start` holding `.git`, else `start` itself."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+def relative_source(path: Path, root: Path) -> str:
+    """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
+    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
+
+
+@dataclass
+class Options:
+    """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one."""
+
+    repo_root: Path
+    skill: str | None = None
+
+    def context(self, path: Path) -> Context:
+        return Context(source_file=relative_source(path, self.repo_root), skill=self.skill)
+
+
+@dataclass
+class FileResult:
+    """What happened to one file.
+
+    `status` is one of "changed" (a migration is planned or was written),
+    "unchanged", "not_fixture", "error". `adapters` names the adapter of each
+    fixture payload; `new_path` is set when the migration moves the file (JSONL);
+    `old_text`/`new_text` hold the decoded texts of a planned change.
+    """
+
+    path: Path
+    status: str
+    adapters: list[str] = field(default_factory=list)
+    error: FixtureError | None = None
+    new_path: Path | None = None
+    old_bytes: bytes | None = None
+    new_bytes: bytes | None = None
+    cases: int = 0
+    moved: int = 0
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
+    """Each file to process, in a stable order, with an error for a path that does not exist.
+
+    A directory is walked recursively for the suffixes `migrate.formats` reads, in
+    sorted order, skipping hidden and `SKIPPED_DIRS` directories and never following
+    a symlinked directory. A file named directly is yielded whatever its suffix.
+    """
+    seen: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            for found in _walk(path):
+                if found not in seen:
+                    seen.add(found)
+                    yield found, None
+        elif path.exists() or path.is_symlink():
+            if path not in seen:
+                seen.add(path)
+                yield path, None
+        else:
+            yield path, FixtureError("no such file or directory", code="io")
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(filenames):
+            if syntax_of(Path(name)) is not None and not name.endswith(TEMP_SUFFIX):
+                yield Path(directory) / name
+
+
+def read_document(path: Path, *, duplicates: str = "refuse") -> Document:
+    """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
+
+    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins).
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FixtureError(f"cannot read: {exc.strerror or exc}", code="io") from None
+    return load_document(path, raw, duplicates=duplicates)
+
+
+def _place(error: FixtureError, document: Document, unit: int) -> FixtureError:
+    """`error` with the line and column of its payload path, when it is a `MappingError`."""
+    if isinstance(error, MappingError) and error.line is None:
+        where = document.locate(unit, error.path)
+        if where is not None:
+            error.line, error.column = where
+    return error
+
+
+def reference_cases(unit: Unit, context: Context) -> list[NormalizedCase]:
+    """The reference's normalized view of one payload (bare case lists have none)."""
+    if unit.shape != "payload":
+        return []
+    return normalize_payload(unit.data, source_file=context.source_file, skill=context.skill)
+
+
+def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node | None = None) -> list[NormalizedCase]:
+    """The normalized view of a payload as migrated, naming its source schema_version."""
+    target = adapter.to_canonical(unit, context) if target is None else target
+    payload = materialize(target, unit.data)
+    version = unit.data.get("schema_version") if isinstance(unit.data, dict) else None
+    return normalize_payload(
+        payload,
+        source_file=context.source_file,
+        skill=context.skill,
+        schema_version=version if c.js_truthy(version) else None,
+        normalized_from="canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter",
+    )
+
+
+def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
+    checker = RefChecker(Path("."), check_exists=False)
+    return {(e["reason_code"], e["id"]) for e in validate_cases(cases, checker)}
+
+
+class Engine:
+    """Plans and applies migrations, and reads fixtures for `normalize` and `validate`.
+
+    `options` holds the run's settings; `registry` the adapters (the built-ins by default).
+    """
+
+    def __init__(self, options: Options, registry: Registry | None = None) -> None:
+        self.options = options
+        self.registry = registry or default_registry()
+
+    def detect(self, document: Document) -> list[Adapter | None]:
+        """The adapter claiming each unit of `document` (None: not a fixture)."""
+        return [self.registry.detect(unit) for unit in document.units]
+
+    def plan(self, path: Path) -> FileResult:
+        """Read `path` and work out its migration, checked, without writing anything.
+
+        Errors of the file are returned in the result (status "error"), not raised.
+        """
+        try:
+            document = read_document(path)
+        except FixtureError as error:
+            return FileResult(path, "error", error=error)
+        adapters = self.detect(document)
+        if all(adapter is None for adapter in adapters):
+            return FileResult(path, "not_fixture")
+        context = self.options.context(path)
+        targets: list[Node] = []
+        result = FileResult(path, "unchanged", adapters=[a.name for a in adapters if a is not None])
+        for index, (unit, adapter) in enumerate(zip(document.units, adapters, strict=True)):
+            if adapter is None:
+                targets.append(Src(()))
+                continue
+            try:
+                target = adapter.to_canonical(unit, context)
+            except FixtureError as error:
+                result.status, result.error = "error", _place(error, document, index)
+                return result
+            targets.append(target)
+            result.moved += count_moves(target)
+        if all(is_unchanged(target) for target in targets) and document.output_path == path:
+            return result
+        try:
+            new_bytes = document.render(targets)
+            new_units = self._check(document, adapters, new_bytes, context)
+        except FixtureError as error:
+            result.status, result.error = "error", error
+            return result
+        result.status = "changed"
+        result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
+        result.old_bytes, result.new_bytes = document.raw, new_bytes
+        if document.output_path != path:
+            result.new_path = document.output_path
+        return result
+
+    def _check(
+        self,
+        document: Document,
+        adapters: list[Adapter | None],
+        new_bytes: bytes,
+        context: Context,
+    ) -> list[Any]:
+        """The unit data of the rendered migration, after refusing one that loses a leaf,
+        breaks compatibility, adds a validation error, or would change on a second run."""
+        try:
+            new_units = document.reparse(new_bytes)
+        except FixtureError as error:
+            raise FixtureError(
+                f"internal error: the migrated text does not parse ({error.message})", code="internal"
+            ) from None
+        old_units = [unit.data for unit in document.units]
+        missing = missing_leaves(old_units, new_units)
+        if missing:
+            sample = ", ".join(repr(value) for (_, value) in list(missing)[:3])
+            raise FixtureError(
+                f"refused: the migration would lose {sum(missing.values())} value(s): {sample}", code="conservation"
+            )
+        for unit, adapter, data in zip(document.units, adapters, new_units, strict=True):
+            if adapter is None:
+                continue
+            new_unit = Unit(data)
+            again = self.registry.detect(new_unit)
+            if again is None or not is_unchanged(again.to_canonical(new_unit, context)):
+                raise FixtureError("internal error: migrating the result again would change it", code="internal")
+            before = reference_cases(unit, context)
+            after = normalize_payload(data, source_file=context.source_file, skill=context.skill)
+            problems = compatibility_violations(before, after)
+            if problems:
+                raise FixtureError(f"internal error: {problems[0]}", code="internal")
+            if before and not _error_keys(after) <= _error_keys(before):
+                raise FixtureError("internal error: the migration would add validation errors", code="internal")
+        return new_units
+
+    def apply(self, result: FileResult) -> None:
+        """Write a planned change (status "changed") atomically; raises `FixtureError` on I/O failure."""
+        assert result.new_bytes is not None and result.old_bytes is not None
+        target = result.new_path or result.path
+        if result.new_path is not None and os.path.lexists(result.new_path):
+            raise FixtureError(f"refused: {result.new_path.name} already exists beside it", code="exists")
+        write_atomic(
+            target,
+            result.new_bytes,
+            original=result.old_bytes if result.new_path is None else None,
+            mode_from=result.path,
+        )
+        if result.new_path is not None:
+            try:
+                os.unlink(result.path)
+            except OSError as exc:
+                raise FixtureError(
+                    f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
+                ) from None
+
+
+def write_atomic(path: Path, data: bytes, *, original: bytes | None, mode_from: Path) -> None:
+    """Replace `path` with `data` through a temporary file in the same directory.
+
+    The temporary file is written, flushed and fsynced, given the permission bits of
+    `mode_from`, then renamed over the target. With `original`, the target must still
+    hold exactly those bytes just before the rename, else nothing is written (someone
+    edited it meanwhile). A symlink is written through to its target. Raises
+    `FixtureError` (code `io` or `changed_meanwhile`); the temporary file never stays.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(mode_from).st_mode)
+    except OSError:
+        mode = 0o644
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
+    except OSError as exc:
+        raise FixtureError(f"cannot write: {exc.strerror or exc}", code="io") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        if original is not None:
+            with open(target, "rb") as handle:
+                if handle.read() != original:
+                    raise FixtureError(
+                        "refused: the file changed while it was being migrated; run again", code="changed_meanwhile"
+                    )
+        os.replace(tmp, target)
+    except OSError as exc:
+        _remove(tmp)
+        raise FixtureError(f"cannot write: {exc.strerror or exc}", code="io") from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+@dataclass
+class LoadedFile:
+    """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its error."""
+
+    path: Path
+    document: Document | None = None
+    adapters: list[Adapter | None] = field(default_factory=list)
+    error: FixtureError | None = None
+    duplicate: FixtureError | None = None  # a repeated key, read as JSON.parse reads it (last wins)
+
+
+class Reader:
+    """Reads fixtures for the read-only commands, with the engine's registry and options."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def load(self, path: Path, *, last_duplicate_wins: bool = False) -> LoadedFile:
+        """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
+        key is read as the reference reads it (the last one wins) and the repeat is kept
+        in `duplicate`, so validation can report it beside the reference's errors."""
+        try:
+            document = read_document(path)
+        except FixtureError as error:
+            if error.code != "duplicate_key" or not last_duplicate_wins:
+                return LoadedFile(path, error=error)
+            try:
+                document = read_document(path, duplicates="last")
+            except FixtureError:
+                return LoadedFile(path, error=error)
+            return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
+        return LoadedFile(path, document, self.engine.detect(document))
+
+    def cases(self, loaded: LoadedFile, *, as_migrated: bool = False) -> list[NormalizedCase]:
+        """The normalized cases of a loaded file: the reference's view of each payload,
+        or with `as_migrated` (and for bare case lists, which the reference cannot read)
+        the view of its migration. Raises `FixtureError` for a mapping failure."""
+        assert loaded.document is not None
+        context = self.engine.options.context(loaded.path)
+        cases: list[NormalizedCase] = []
+        for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
+            if adapter is None:
+                continue
+            if as_migrated or unit.shape != "payload":
+                try:
+                    cases.extend(migrated_cases(unit, adapter, context))
+                except FixtureError as error:
+                    raise _place(error, loaded.document, index) from None
+            else:
+                cases.extend(reference_cases(unit, context))
+        return cases
+
+    def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
+        """`(case number, place)` of each case that is not an object, over the file's payloads."""
+        assert loaded.document is not None
+        found = []
+        for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
+            if adapter is None or unit.shape != "payload":
+                continue
+            data = unit.data
+            key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+            if key is None:
+                continue
+            for i, entry in enumerate(data[key]):
+                if not isinstance(entry, dict):
+                    found.append((i + 1, loaded.document.locate(index, (key, i))))
+        return found
+
+
+def validation_errors(
+    reader: Reader, files: list[LoadedFile], refs: RefChecker, *, as_migrated: bool = False
+) -> tuple[list[ValidationError], list[tuple[Path, FixtureError]]]:
+    """The validation errors of all `files` (duplicate ids across them), and the files'
+    own errors (unreadable, bad syntax), in file order."""
+    from migrate.validate import CaseIdRegistry, make_error
+
+    ids = CaseIdRegistry()
+    errors: list[ValidationError] = []
+    problems: list[tuple[Path, FixtureError]] = []
+    for loaded in files:
+        if loaded.error is not None:
+            problems.append((loaded.path, loaded.error))
+            continue
+        source_file = reader.engine.options.context(loaded.path).source_file
+        if loaded.duplicate is not None:
+            problems.append((loaded.path, loaded.duplicate))
+            where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
+            entry = {"source_file": source_file}
+            errors.append(make_error(c.DUPLICATE_KEY, entry, loaded.duplicate.message, **where))
+        try:
+            cases = reader.cases(loaded, as_migrated=as_migrated)
+        except FixtureError as error:
+            problems.append((loaded.path, error))
+            continue
+        errors.extend(validate_cases(cases, refs, ids))
+        for number, where in reader.non_object_cases(loaded):
+            extra = {"line": where[0], "column": where[1]} if where else {}
+            entry = {"source_file": source_file, "id": None, "skill": None}
+            errors.append(make_error(c.CASE_NOT_OBJECT, entry, f"case {number} is not an object", **extra))
+    return errors, problems

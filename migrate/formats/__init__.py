@@ -1,0 +1,113 @@
+"""Per-syntax readers and writers: a file's bytes in, its payloads and a writer out.
+
+Each syntax module reads a file into a `Document`: the parsed payloads it holds
+(`Unit`s; one for a JSON file, one per fixture for YAML streams and Python
+modules) and what it needs to write a target tree back as edits of the
+original text. `load_document` picks the module by file suffix and imports it
+only then, so a JSON-only run never imports ruamel.yaml or libcst.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from migrate.errors import FixtureError
+from migrate.plan import Node
+from migrate.plan import Path as NodePath
+
+BOM = b"\xef\xbb\xbf"
+
+SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl"}
+"""File suffix -> syntax name; a directory walk visits these suffixes."""
+
+_MODULES = {"json": "migrate.formats.json_format", "jsonl": "migrate.formats.jsonl_format"}
+
+
+@dataclass
+class Unit:
+    """One payload of a file: `data` is the parsed top-level object (`shape` "payload"),
+    or a bare list of cases with no envelope (`shape` "case_list", as in JSONL);
+    `label` says where it sits when a file holds several (None for a whole file)."""
+
+    data: Any
+    shape: str = "payload"
+    label: str | None = None
+
+
+class Document(ABC):
+    """A parsed fixture file: its `units` and the means to write them back.
+
+    `path` is the file as given, `raw` its bytes. Subclasses set `syntax`.
+    """
+
+    syntax: ClassVar[str]
+
+    def __init__(self, path: Path, raw: bytes) -> None:
+        self.path = path
+        self.raw = raw
+        self.units: list[Unit] = []
+
+    @property
+    def output_path(self) -> Path:
+        """Where the migrated file is written: the file itself unless the syntax must change."""
+        return self.path
+
+    @abstractmethod
+    def render(self, targets: list[Node]) -> bytes:
+        """The migrated file's bytes, one target tree per unit (`Src(())` leaves a unit as is)."""
+
+    @abstractmethod
+    def reparse(self, raw: bytes) -> list[Any]:
+        """The unit data of `raw`, the bytes `render` gave, read as the output syntax."""
+
+    def locate(self, unit: int, path: NodePath) -> tuple[int, int] | None:
+        """1-based `(line, column)` of the value at `path` in unit `unit`, where known."""
+        return None
+
+
+def syntax_of(path: Path) -> str | None:
+    """The syntax name for a file path by its suffix, or None when fixture-migrate does not read it."""
+    return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
+
+
+def load_document(path: Path, raw: bytes, *, duplicates: str = "refuse") -> Document:
+    """Read `raw`, the bytes of `path`, as the syntax its suffix names.
+
+    `duplicates` is "refuse" (a key repeated in one object is an error) or "last"
+    (the last one wins, as JavaScript's JSON.parse reads it; for validation only).
+
+    Raises `FixtureError` for bad syntax, bad encoding or a top-level value that
+    cannot hold a fixture, naming the line and column where known.
+    """
+    syntax = syntax_of(path)
+    if syntax is None:
+        raise FixtureError(f"unsupported file type {path.suffix or '(none)'}", code="unsupported")
+    module = importlib.import_module(_MODULES[syntax])
+    return module.read(path, raw, duplicates=duplicates)
+
+
+def decode_text(raw: bytes) -> tuple[str, bool]:
+    """`(text, had_bom)`: UTF-8 `raw` decoded without its byte order mark.
+
+    Raises `FixtureError` (code `encoding`) naming the line and column of the first
+    byte that is not UTF-8, or naming a UTF-16/32 byte order mark.
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise FixtureError(
+            "UTF-16/UTF-32 text is not supported; save the file as UTF-8", code="encoding", line=1, column=1
+        )
+    bom = raw.startswith(BOM)
+    body = raw[3:] if bom else raw
+    try:
+        return body.decode("utf-8"), bom
+    except UnicodeDecodeError as exc:
+        good = body[: exc.start].decode("utf-8")
+        line = good.count("\n") + 1
+        column = len(good) - (good.rfind("\n") + 1) + 1
+        raise FixtureError(
+            f"not valid UTF-8 (byte 0x{body[exc.start]:02x})", code="encoding", line=line, column=column
+        ) from None

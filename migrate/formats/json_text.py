@@ -1,0 +1,339 @@
+"""JSON text: a span tree of a JSON document, and a writer that edits it in place.
+
+Parsing for data is orjson's job; this module only needs to know where each
+value, member and key sits in the original text, so that a target tree
+(`migrate.plan`) can be written back as edits of that text: a member that stays
+keeps its bytes, a member that moves keeps its text re-indented, separators
+between members that stay neighbours are kept as they were, and new members
+copy the file's own style (indent unit, `": "` spacing, inline or multi-line
+scalar arrays, `\\uXXXX` escapes, line endings).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from migrate.errors import FixtureError, line_col
+from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
+
+SCALAR, OBJECT, ARRAY = 0, 1, 2
+
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+class JNode:
+    """A value's span in the text: `start`/`end` offsets; for objects, `keys`, their
+    `key_spans` and an `index` of key -> position; `children` the values in order."""
+
+    __slots__ = ("kind", "start", "end", "keys", "key_spans", "children", "index", "want_key")
+
+    def __init__(self, kind: int, start: int) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = start
+        self.children: list[JNode] = []
+        if kind == OBJECT:
+            self.keys: list[str] = []
+            self.key_spans: list[tuple[int, int]] = []
+            self.index: dict[str, int] = {}
+            self.want_key = True
+
+    def child(self, key: str | int) -> JNode:
+        """The value at `key` (an object key or an array index)."""
+        if self.kind == OBJECT:
+            return self.children[self.index[key]]  # type: ignore[index]
+        return self.children[key]  # type: ignore[index]
+
+    def member_start(self, i: int) -> int:
+        """Where member (or item) `i` starts: its key for objects, its value for arrays."""
+        return self.key_spans[i][0] if self.kind == OBJECT else self.children[i].start
+
+
+def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
+    """The span tree of the JSON value in `text[offset:end]`, which must be valid JSON.
+
+    Raises `FixtureError` (code `duplicate_key`) naming the line and column of the
+    second occurrence of a key within one object.
+    """
+    stack: list[JNode] = []
+    root: JNode | None = None
+    for match in _TOKENS.finditer(text, offset, len(text) if end is None else end):
+        token = match.group()
+        first = token[0]
+        if first == "," or first == ":":
+            if first == "," and stack and stack[-1].kind == OBJECT:
+                stack[-1].want_key = True
+            continue
+        if first == "}" or first == "]":
+            stack.pop().end = match.end()
+            continue
+        top = stack[-1] if stack else None
+        if first == '"' and top is not None and top.kind == OBJECT and top.want_key:
+            key = json.loads(token) if "\\" in token else token[1:-1]
+            if key in top.index:
+                line, column = line_col(text, match.start())
+                raise FixtureError(
+                    f"duplicate key {key!r} in one object", code="duplicate_key", line=line, column=column
+                )
+            top.index[key] = len(top.keys)
+            top.keys.append(key)
+            top.key_spans.append(match.span())
+            top.want_key = False
+            continue
+        if first == "{":
+            node = JNode(OBJECT, match.start())
+        elif first == "[":
+            node = JNode(ARRAY, match.start())
+        else:
+            node = JNode(SCALAR, match.start())
+            node.end = match.end()
+        if top is None:
+            root = node
+        else:
+            top.children.append(node)
+        if node.kind != SCALAR:
+            stack.append(node)
+    if root is None:
+        raise FixtureError("no JSON value", code="invalid_json", line=1, column=1)
+    return root
+
+
+@dataclass(frozen=True)
+class JsonStyle:
+    """How a file writes what the writer adds: `unit` indent, `newline`, `colon` (`": "`),
+    `compact` (one line, no indentation), `inline_arrays` (scalar arrays on one line),
+    `ascii` (non-ASCII as `\\uXXXX`)."""
+
+    unit: str = "  "
+    newline: str = "\n"
+    colon: str = ": "
+    compact: bool = False
+    inline_arrays: bool = False
+    ascii: bool = False
+    item_sep: str = ", "
+
+
+def detect_style(text: str, root: JNode) -> JsonStyle:
+    """The `JsonStyle` of a document from its text and span tree."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    ascii_only = text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(text))
+    colon = ": "
+    if root.kind == OBJECT and root.keys:
+        colon = text[root.key_spans[0][1] : root.children[0].start]
+    compact = "\n" not in text[root.start : root.end]
+    unit = "  "
+    if not compact and root.kind != SCALAR and root.children:
+        gap = text[root.start + 1 : root.member_start(0)]
+        if "\n" in gap:
+            member_indent = gap[gap.rfind("\n") + 1 :]
+            base = _line_indent(text, root.start)
+            unit = member_indent[len(base) :] if member_indent.startswith(base) else member_indent
+            unit = unit or "  "
+    inline, multiline, item_sep = 0, 0, None
+    for node in _scalar_arrays(root):
+        gap = text[node.start + 1 : node.children[0].start]
+        if "\n" in gap:
+            multiline += 1
+        else:
+            inline += 1
+            if item_sep is None and len(node.children) > 1:
+                item_sep = text[node.children[0].end : node.children[1].start]
+    return JsonStyle(
+        unit=unit,
+        newline=newline,
+        colon=colon,
+        compact=compact,
+        inline_arrays=compact or inline > multiline,
+        ascii=ascii_only,
+        item_sep=item_sep or (", " if colon.endswith(" ") else ","),
+    )
+
+
+def _scalar_arrays(root: JNode, limit: int = 50) -> list[JNode]:
+    found: list[JNode] = []
+    stack = [root]
+    while stack and len(found) < limit:
+        node = stack.pop()
+        if node.kind == ARRAY and node.children and all(child.kind == SCALAR for child in node.children):
+            found.append(node)
+        stack.extend(child for child in node.children if child.kind != SCALAR)
+    return found
+
+
+def _line_indent(text: str, offset: int) -> str:
+    """The whitespace that starts the line holding `offset`."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return text[start:end]
+
+
+class JsonWriter:
+    """Writes a target tree as edits of one JSON value's text.
+
+    `text` is the whole document, `root` the span tree of the value the target's
+    paths start from (a file's payload, or a virtual array of JSONL lines), and
+    `style` what new members look like. With `expand`, source containers are laid
+    out afresh in `style` (keeping each scalar's text) instead of copied: that is
+    how a JSONL line becomes part of a pretty-printed file.
+    """
+
+    def __init__(self, text: str, root: JNode, style: JsonStyle, *, expand: bool = False) -> None:
+        self.text = text
+        self.root = root
+        self.style = style
+        self.expand = expand
+
+    def node_at(self, path: Path) -> JNode:
+        node = self.root
+        for key in path:
+            node = node.child(key)
+        return node
+
+    def render(self, target: Node, indent: str) -> str:
+        """The text of `target` written at a place whose line starts with `indent`."""
+        if isinstance(target, Src):
+            node = self.node_at(target.path)
+            if self.expand and node.kind != SCALAR:
+                return self.render(_as_new(node, target.path), indent)
+            return self._moved_text(node, indent)
+        if isinstance(target, Val):
+            return self._value_text(target.value, indent)
+        if target.origin is not None and not self.expand:
+            return self._edited(target, self.node_at(target.origin), indent)
+        if isinstance(target, Obj):
+            parts = [f"{self._string(key)}{self.style.colon}" for key, _ in target.members]
+            children = [child for _, child in target.members]
+            return self._fresh("{", "}", parts, children, indent)
+        return self._fresh("[", "]", [""] * len(target.items), target.items, indent)
+
+    def _moved_text(self, node: JNode, indent: str) -> str:
+        """A source value's text, its continuation lines shifted to a new indent."""
+        text = self.text[node.start : node.end]
+        if "\n" not in text:
+            return text
+        old = _line_indent(self.text, node.start)
+        if old == indent:
+            return text
+        lines = text.split("\n")
+        return "\n".join(
+            [lines[0]] + [indent + line[len(old) :] if line.startswith(old) else line for line in lines[1:]]
+        )
+
+    def _fresh(self, open_: str, close: str, prefixes: list[str], children: list[Node], indent: str) -> str:
+        """A new container laid out in the file's style."""
+        if not children:
+            return open_ + close
+        style = self.style
+        if style.compact or (open_ == "[" and style.inline_arrays and all(self._is_scalar(ch) for ch in children)):
+            return (
+                open_
+                + style.item_sep.join(p + self.render(ch, indent) for p, ch in zip(prefixes, children, strict=True))
+                + close
+            )
+        inner = indent + style.unit
+        lines = [inner + p + self.render(ch, inner) for p, ch in zip(prefixes, children, strict=True)]
+        return open_ + style.newline + ("," + style.newline).join(lines) + style.newline + indent + close
+
+    def _is_scalar(self, node: Node) -> bool:
+        if isinstance(node, Val):
+            return not isinstance(node.value, (dict, list))
+        if isinstance(node, Src):
+            return self.node_at(node.path).kind == SCALAR
+        return False
+
+    def _edited(self, target: Obj | Arr, node: JNode, indent: str) -> str:
+        """An original container rewritten: kept members keep their text and the
+        separators between members that stay neighbours; the rest follow the style."""
+        text = self.text
+        origin = target.origin or ()
+        is_obj = isinstance(target, Obj)
+        entries: list[tuple[str | None, Node]]
+        if isinstance(target, Obj):
+            entries = list(target.members)
+        else:
+            entries = [(None, child) for child in target.items]
+        count = len(node.children)
+        own_indent = _line_indent(text, node.start)
+        if count:
+            lead = text[node.start + 1 : node.member_start(0)]
+            trail = text[node.children[-1].end : node.end - 1]
+            multiline = "\n" in lead
+            member_indent = lead[lead.rfind("\n") + 1 :] if multiline else indent
+            if count > 1:
+                generic_sep = text[node.children[0].end : node.member_start(1)]
+            elif multiline:
+                generic_sep = "," + self.style.newline + member_indent
+            else:
+                generic_sep = self.style.item_sep if not is_obj else ", "
+        else:
+            multiline = not self.style.compact
+            member_indent = own_indent + self.style.unit if multiline else indent
+            lead = self.style.newline + member_indent if multiline else ""
+            trail = self.style.newline + own_indent if multiline else ""
+            generic_sep = ("," + self.style.newline + member_indent) if multiline else self.style.item_sep
+        if not entries:
+            return "{}" if is_obj else "[]"
+
+        pieces: list[str] = []
+        previous: int | None = None
+        for i, (key, child) in enumerate(entries):
+            source = _position_in(origin, node, node_origin(child))
+            if i:
+                if source is not None and previous is not None and source == previous + 1:
+                    pieces.append(text[node.children[previous].end : node.member_start(source)])
+                else:
+                    pieces.append(generic_sep)
+            if source is not None:
+                piece_indent = _line_indent(text, node.member_start(source))
+                value = node.children[source]
+                if isinstance(child, Src):
+                    value_text = text[value.start : value.end]
+                else:
+                    value_text = self.render(child, piece_indent)
+                if is_obj:
+                    key_start, key_end = node.key_spans[source]
+                    key_text = text[key_start:key_end] if key == node.keys[source] else self._string(key)  # type: ignore[arg-type]
+                    pieces.append(key_text + text[key_end : value.start] + value_text)
+                else:
+                    pieces.append(value_text)
+            else:
+                prefix = f"{self._string(key)}{self.style.colon}" if is_obj else ""  # type: ignore[arg-type]
+                pieces.append(prefix + self.render(child, member_indent))
+            previous = source
+        open_, close = ("{", "}") if is_obj else ("[", "]")
+        return open_ + lead + "".join(pieces) + trail + close
+
+    def _value_text(self, value: Any, indent: str) -> str:
+        if isinstance(value, dict):
+            return self.render(Obj([(k, Val(v)) for k, v in value.items()]), indent)
+        if isinstance(value, list):
+            return self.render(Arr([Val(v) for v in value]), indent)
+        if isinstance(value, str):
+            return self._string(value)
+        return json.dumps(value)
+
+    def _string(self, value: str) -> str:
+        return json.dumps(value, ensure_ascii=self.style.ascii)
+
+
+def _position_in(origin: Path, node: JNode, child_origin: Path | None) -> int | None:
+    """The index of the member of `node` (at `origin`) that `child_origin` stands for, if any."""
+    if child_origin is None or len(child_origin) != len(origin) + 1 or child_origin[: len(origin)] != origin:
+        return None
+    key = child_origin[-1]
+    if node.kind == OBJECT:
+        return node.index.get(key) if isinstance(key, str) else None  # type: ignore[return-value]
+    return key if isinstance(key, int) and 0 <= key < len(node.children) else None
+
+
+def _as_new(node: JNode, path: Path) -> Obj | Arr:
+    """A source container as a new one whose leaves are still its own source values."""
+    if node.kind == OBJECT:
+        return Obj([(key, Src(path + (key,))) for key in node.keys])
+    return Arr([Src(path + (i,)) for i in range(len(node.children))])

@@ -1,0 +1,348 @@
+"""The mapping of a payload onto the canonical shape, shared by every adapter.
+
+`CaseMapper.map_case` turns one case into its canonical form and
+`CaseMapper.map_file` a whole `{..., "cases": [...]}` payload, both as target
+trees (`migrate.plan`). The rules make the migrated file normalize, by the
+reference's own rules, to what the reference makes of the legacy file
+(DESIGN.md, "Compatibility"), while every source value stays in the file
+(DESIGN.md, "Conservation"):
+
+- a member the reference reads under another name is renamed to its canonical
+  name (`user_intent` -> `input`, `expected` -> `expected_outcome`,
+  `negative_signal` -> `forbidden_signals`, `examples` -> `cases`);
+- the `expected_decision` / `expected_failure` / `expected_output` /
+  `expected_next_action` members become one `expected_outcome` object;
+- an `id` the reference derives (from `name`, or `case-<n>`) and a `skill` it
+  infers are written explicitly;
+- members the reference copies into `extensions` (`name`, `intent`, ...) and
+  every member with no canonical home move under the case's `extensions`
+  (file-level ones under the file's `extensions`); the legacy schema_version
+  is kept as `extensions.migrated_from`;
+- an adapter's `fills` name members that may fill a canonical member the
+  reference leaves empty (`prompt` -> `input`, say); a canonical member they
+  displace is kept under `extensions`.
+
+A key that is already taken in `extensions` is never overwritten: the value the
+reference's view needs keeps the key and the other one takes `<key>__legacy`
+(`__legacy_2`, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from migrate import contract as c
+from migrate.errors import MappingError
+from migrate.normalize import normalize_case_id
+from migrate.plan import Arr, Node, Obj, Path, Src, Val
+
+FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
+"""Canonical case members an adapter may fill where the reference leaves them empty."""
+
+
+def free_key(key: str, taken: Iterable[str]) -> str:
+    """`key`, or the first `<key>__legacy`, `<key>__legacy_2`, ... not in `taken`."""
+    taken = set(taken)
+    if key not in taken:
+        return key
+    candidate, n = f"{key}__legacy", 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{key}__legacy_{n}"
+    return candidate
+
+
+@dataclass
+class _Moves:
+    """Members bound for an `extensions` object, in order; `demanded` keys must keep their name."""
+
+    entries: list[tuple[str, Node, bool]] = field(default_factory=list)
+
+    def add(self, key: str, node: Node, *, demanded: bool = False) -> None:
+        self.entries.append((key, node, demanded))
+
+
+def _extensions_node(existing: Any, path: Path, moves: _Moves, where: str) -> Node | None:
+    """The `extensions` object at `path` after `moves` land in it; None when there is none."""
+    if existing is not None and not isinstance(existing, dict):
+        raise MappingError(
+            f"{where}: `extensions` must be an object, found {type(existing).__name__}; "
+            "rename or wrap it by hand so no value is lost",
+            code="extensions_not_object",
+            path=path,
+        )
+    if not moves.entries:
+        return None if existing is None else Src(path)
+    current: dict[str, Node] = {k: Src(path + (k,)) for k in (existing or {})}
+    order = list(current)
+    for key, node, demanded in moves.entries:
+        if key in current and demanded:
+            # The reference's view gives this key the moved value: the occupant steps aside.
+            occupant = current.pop(key)
+            new_key = free_key(key, list(current) + [key])
+            order[order.index(key)] = new_key
+            current[new_key] = occupant
+            current[key] = node
+            order.append(key)
+        else:
+            new_key = free_key(key, current)
+            current[new_key] = node
+            order.append(new_key)
+    return Obj([(k, current[k]) for k in order], origin=path if existing is not None else None)
+
+
+@dataclass(frozen=True)
+class CaseMapper:
+    """Maps cases and files onto the canonical shape (see the module docstring for the rules).
+
+    `fills` maps a fillable canonical member (`FILLABLE`) to the legacy members, in
+    order of preference, that fill it when the reference's value is empty.
+    `explicit_ids` writes the reference's derived `case-<n>` ids into the file (legacy
+    files); without it an id is written only where moving `name` would change it, so
+    a canonical file with every member at home is never touched.
+    """
+
+    fills: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    explicit_ids: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = set(self.fills) - set(FILLABLE)
+        if unknown:
+            raise ValueError(f"fills for non-fillable members: {sorted(unknown)}")
+
+    def _fill_source(self, canonical: str, entry: Mapping[str, Any]) -> str | None:
+        for key in self.fills.get(canonical, ()):
+            if key not in entry or key in c.CASE_KEYS:
+                continue
+            value = entry[key]
+            if canonical == "input" or canonical == "boundary_note":
+                if c.is_non_empty_string(value):
+                    return key
+            elif canonical == "forbidden_signals":
+                if c.string_array(value):
+                    return key
+            elif c.is_non_empty_expected(value):
+                return key
+        return None
+
+    def map_case(self, entry: Any, path: Path, index: int) -> Node:
+        """The canonical form of the case `entry` found at `path`, `index` its 0-based position.
+
+        Returns `Src(path)` when the case is canonical already. Raises `MappingError`
+        for a case that is not an object or whose `extensions` is not an object.
+        """
+        if not isinstance(entry, dict):
+            raise MappingError(f"case {index + 1} is {_kind(entry)}, not an object", code=c.CASE_NOT_OBJECT, path=path)
+        edit = _Edit(path)
+
+        # id: written wherever the reference's id would not survive the migration as is.
+        if not c.is_non_empty_string(entry.get("id")):
+            if self.explicit_ids or c.is_non_empty_string(entry.get("name")):
+                edit.displace(entry, "id")
+                edit.head.append(("id", Val(normalize_case_id(entry, index) or f"case-{index + 1}")))
+
+        # input: the reference's first non-blank source, else the adapter's fill.
+        source = next((k for k in c.INPUT_SOURCES if c.is_non_empty_string(entry.get(k))), None)
+        if source is None:
+            source = self._fill_source("input", entry)
+        if source is not None and source != "input":
+            edit.displace(entry, "input")
+            if source in c.EXTENSION_COPY_KEYS:
+                # The reference also copies this member into extensions: keep it there too.
+                edit.place(source, "input", Src(path + (source,)))
+            else:
+                edit.renames[source] = "input"
+
+        # expected_outcome: first present source; else the decision object; else the fill.
+        source = next((k for k in c.OUTCOME_SOURCES if k in entry), None)
+        if source is None and any(k in entry for k in c.OUTCOME_OBJECT_TRIGGERS):
+            parts = [k for k in entry if k in c.OUTCOME_OBJECT_KEYS]
+            edit.place(parts[0], "expected_outcome", Obj([(k, Src(path + (k,))) for k in parts]))
+            edit.consumed.update(parts)
+        else:
+            if source is None:
+                source = self._fill_source("expected_outcome", entry)
+            if source is not None and source != "expected_outcome":
+                edit.renames[source] = "expected_outcome"
+
+        # boundary_note: kept when it says something, else the fill.
+        if not c.is_non_empty_string(entry.get("boundary_note")):
+            source = self._fill_source("boundary_note", entry)
+            if source is not None:
+                edit.displace(entry, "boundary_note")
+                edit.renames[source] = "boundary_note"
+
+        # forbidden_signals: the union with negative_signal, else the fill.
+        has_forbidden = bool(c.string_array(entry.get("forbidden_signals")))
+        negative = c.string_array(entry.get("negative_signal"))
+        if negative and not has_forbidden:
+            edit.displace(entry, "forbidden_signals")
+            edit.rename_as_list(entry, "negative_signal", "forbidden_signals")
+        elif negative:
+            have = set(c.string_array(entry["forbidden_signals"]))
+            extra = [s for s in c.unique(negative) if s not in have]
+            if extra:
+                edit.place("forbidden_signals", "forbidden_signals", _union(entry, path, extra))
+                edit.consumed.add("forbidden_signals")
+        elif not has_forbidden and "negative_signal" not in entry:
+            source = self._fill_source("forbidden_signals", entry)
+            if source is not None:
+                edit.displace(entry, "forbidden_signals")
+                edit.rename_as_list(entry, source, "forbidden_signals")
+
+        return edit.finish(entry, f"case {index + 1}", c.CASE_KEYS)
+
+    def map_cases(self, cases: list[Any], path: Path) -> Node:
+        """The canonical form of the case array at `path`; `Src(path)` when every case is canonical."""
+        items = [self.map_case(entry, path + (i,), i) for i, entry in enumerate(cases)]
+        if all(isinstance(item, Src) and item.path == path + (i,) for i, item in enumerate(items)):
+            return Src(path)
+        return Arr(items, origin=path)
+
+    def map_file(
+        self,
+        payload: dict[str, Any],
+        *,
+        skill: str | None,
+        cases: Node | None = None,
+        replaces: tuple[str, ...] = (),
+    ) -> Node:
+        """The canonical form of a whole payload (a dict); `Src(())` when it is canonical already.
+
+        `skill` is the skill to write when the payload has none (None leaves it out).
+        By default the case list is `cases`, else `examples`, mapped with `map_cases`;
+        an adapter that builds its cases otherwise passes them as `cases`, with
+        `replaces` the source members they stand in for (written where the first of
+        them was). Raises `MappingError` as `map_case` does.
+        """
+        edit = _Edit(())
+        if payload.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
+            if "schema_version" in payload:
+                edit.place("schema_version", "schema_version", Val(c.CANONICAL_SCHEMA_VERSION))
+                edit.consumed.add("schema_version")
+                edit.moves.add("migrated_from", Src(("schema_version",)))
+            else:
+                edit.head.append(("schema_version", Val(c.CANONICAL_SCHEMA_VERSION)))
+
+        if not c.js_truthy(payload.get("skill")) and skill:
+            if "skill" in payload:
+                edit.displace(payload, "skill")
+                edit.place("skill", "skill", Val(skill))
+            elif "schema_version" in payload:
+                edit.place("schema_version", "skill", Val(skill))
+            else:
+                edit.head.append(("skill", Val(skill)))
+
+        if cases is None:
+            list_key = next((k for k in ("cases", "examples") if isinstance(payload.get(k), list)), None)
+            if list_key is not None:
+                cases, replaces = self.map_cases(payload[list_key], (list_key,)), (list_key,)
+        if cases is not None:
+            if replaces[0] != "cases":
+                edit.displace(payload, "cases")
+            if replaces == ("cases",) and isinstance(cases, Src):
+                pass
+            elif len(replaces) == 1 and isinstance(cases, Src):
+                edit.renames[replaces[0]] = "cases"
+            else:
+                edit.place(replaces[0], "cases", cases)
+                edit.consumed.update(replaces)
+            edit.extensions_before = replaces[0]
+        return edit.finish(payload, "file", c.FILE_KEYS)
+
+
+class _Edit:
+    """The decisions taken for one object (a case or a file) and the assembly of its members."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.head: list[tuple[str, Node]] = []  # new members written first
+        self.renames: dict[str, str] = {}  # source key -> canonical key, written in place
+        self.placed: dict[str, list[tuple[str, Node]]] = {}  # members written after a source key
+        self.consumed: set[str] = set()  # source keys that leave this level
+        self.moves = _Moves()
+        self.extensions_before: str | None = None  # a new extensions goes before this key, else last
+
+    def place(self, after: str, key: str, node: Node) -> None:
+        self.placed.setdefault(after, []).append((key, node))
+
+    def rename_as_list(self, source: dict[str, Any], key: str, canonical: str) -> None:
+        """Rename `key` to the array member `canonical`, wrapping a lone string in an array
+        (the contract reads a lone string as a one-element array; the canonical type is one)."""
+        if isinstance(source[key], str):
+            self.place(key, canonical, Arr([Src(self.path + (key,))]))
+            self.consumed.add(key)
+        else:
+            self.renames[key] = canonical
+
+    def displace(self, source: dict[str, Any], key: str) -> None:
+        """Send the member `key`, if present, to extensions under its own name."""
+        if key in source:
+            self.consumed.add(key)
+            self.moves.add(key, Src(self.path + (key,)))
+
+    def finish(self, source: dict[str, Any], where: str, home: tuple[str, ...]) -> Node:
+        """Move every member without a home in `home` to extensions, then assemble the object."""
+        for key in source:
+            if key not in self.renames and key not in self.consumed and key not in home:
+                self.consumed.add(key)
+                self.moves.add(key, Src(self.path + (key,)), demanded=key in c.EXTENSION_COPY_KEYS)
+        extensions = _extensions_node(source.get("extensions"), self.path + ("extensions",), self.moves, where)
+        new_extensions = extensions is not None and "extensions" not in source
+
+        members: list[tuple[str, Node]] = list(self.head)
+        changed = bool(self.head)
+        for key in source:
+            if new_extensions and key == self.extensions_before:
+                members.append(("extensions", extensions))
+                new_extensions = False
+            if key == "extensions":
+                if extensions is not None:
+                    members.append((key, extensions))
+                    changed = changed or not isinstance(extensions, Src)
+            elif key in self.renames:
+                members.append((self.renames[key], Src(self.path + (key,))))
+                changed = True
+            elif key in self.consumed:
+                changed = True
+            else:
+                members.append((key, Src(self.path + (key,))))
+            if key in self.placed:
+                members.extend(self.placed[key])
+                changed = True
+        if new_extensions:
+            members.append(("extensions", extensions))
+        return Obj(members, origin=self.path) if changed else Src(self.path)
+
+
+def _union(entry: Mapping[str, Any], path: Path, extra: list[str]) -> Node:
+    """`forbidden_signals` extended with the `negative_signal` strings it lacks."""
+    forbidden = entry["forbidden_signals"]
+    negative = entry["negative_signal"]
+    if isinstance(negative, list):
+        sources = {
+            value: Src(path + ("negative_signal", i))
+            for i, value in reversed(list(enumerate(negative)))
+            if isinstance(value, str)
+        }
+    else:
+        sources = {negative: Src(path + ("negative_signal",))}
+    tail = [sources[value] for value in extra]
+    base = path + ("forbidden_signals",)
+    if isinstance(forbidden, list):
+        return Arr([Src(base + (i,)) for i in range(len(forbidden))] + tail, origin=base)
+    return Arr([Src(base)] + tail)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array"

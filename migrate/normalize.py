@@ -1,0 +1,154 @@
+"""The normalized view: one flat record per case, exactly as the reference builds it.
+
+`normalize_payload` reproduces `normalizeFixturePayload` of the reference
+normalizer rule by rule (see `migrate.contract` for where the rules live). It
+works on parsed data, whatever syntax the file was written in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrate import contract as c
+
+NormalizedCase = dict[str, Any]
+"""A normalized case: the keys of `contract.NORMALIZED_KEYS`, in that order."""
+
+
+def case_list(payload: Any) -> list[Any]:
+    """The case list of a payload: `cases` if an array, else `examples` if an array, else `[]`."""
+    if not isinstance(payload, dict):
+        return []
+    for key in ("cases", "examples"):
+        value = payload.get(key)
+        if isinstance(value, list):
+            return value
+    return []
+
+
+def resolve_skill(payload: dict[str, Any], skill: str | None, source_file: str | None) -> Any:
+    """The file's skill: its own `skill` if truthy, else `skill` given by the caller, else the
+    `<name>` of a `skills/<name>/...` path, else None (reference: `normalizeFixturePayload`)."""
+    own = payload.get("skill")
+    if c.js_truthy(own):
+        return own
+    if skill:
+        return skill
+    return c.infer_skill(source_file)
+
+
+def normalize_case_id(entry: dict[str, Any], index: int) -> str:
+    """`id` if a non-blank string, else the slug of `name`, else `case-<index + 1>` (`normalizeCaseId`)."""
+    if c.is_non_empty_string(entry.get("id")):
+        return entry["id"]
+    if c.is_non_empty_string(entry.get("name")):
+        return c.slugify(entry["name"])
+    return f"case-{index + 1}"
+
+
+def normalize_input(entry: dict[str, Any]) -> str:
+    """First non-blank string of `input`, `user_intent`, `input_shape`, `intent`, else `""`."""
+    return c.first_present_string([entry.get(key) for key in c.INPUT_SOURCES])
+
+
+def normalize_expected_outcome(entry: dict[str, Any]) -> Any:
+    """The expected outcome by the reference's precedence (`normalizeExpectedOutcome`).
+
+    The first of `contract.OUTCOME_SOURCES` present (even null) wins; else an object of
+    the `contract.OUTCOME_OBJECT_KEYS` present when one of the triggers is; else None.
+    """
+    for key in c.OUTCOME_SOURCES:
+        if key in entry:
+            return entry[key]
+    if any(key in entry for key in c.OUTCOME_OBJECT_TRIGGERS):
+        return {key: entry[key] for key in c.OUTCOME_OBJECT_KEYS if key in entry}
+    return None
+
+
+def normalize_forbidden_signals(entry: dict[str, Any]) -> list[str]:
+    """`forbidden_signals` then `negative_signal`, non-blank strings, unique."""
+    return c.unique(c.string_array(entry.get("forbidden_signals")) + c.string_array(entry.get("negative_signal")))
+
+
+def normalize_extensions(entry: dict[str, Any]) -> dict[str, Any]:
+    """The case's `extensions` plus the `contract.EXTENSION_COPY_KEYS` present (`normalizeExtensions`).
+
+    A non-object `extensions` spreads as JavaScript spreads it: a string or array gives
+    its indices as keys; any other value gives nothing.
+    """
+    own = entry.get("extensions")
+    if isinstance(own, dict):
+        extensions = dict(own)
+    elif isinstance(own, list):
+        extensions = {str(i): item for i, item in enumerate(own)}
+    elif isinstance(own, str):
+        units = own.encode("utf-16-le")
+        extensions = {
+            str(i): units[2 * i : 2 * i + 2].decode("utf-16-le", "surrogatepass") for i in range(len(units) // 2)
+        }
+    else:
+        extensions = {}
+    for key in c.EXTENSION_COPY_KEYS:
+        if key in entry:
+            extensions[key] = entry[key]
+    return extensions
+
+
+def normalize_payload(
+    payload: Any,
+    *,
+    source_file: str | None,
+    skill: str | None = None,
+    schema_version: Any = ...,
+    normalized_from: str | None = None,
+) -> list[NormalizedCase]:
+    """Normalize a parsed fixture file into flat cases (reference: `normalizeFixturePayload`).
+
+    `payload` is the parsed top-level value; `source_file` its repo-relative POSIX path
+    (or None); `skill` the caller's skill for files without one. Cases that are not
+    objects are skipped (the reference would throw or misread them; the caller reports
+    them), but still count for `case-<n>` ids. `schema_version` and `normalized_from`
+    override `source_schema_version` and `normalized_from` for views of a migrated
+    payload that should still name the source. Returns a list of dicts with the keys
+    of `contract.NORMALIZED_KEYS` in that order.
+    """
+    if not isinstance(payload, dict):
+        return []
+    version = payload.get("schema_version")
+    resolved_skill = resolve_skill(payload, skill, source_file)
+    file_refs = c.string_array(payload.get("source_refs"))
+    file_tags = c.string_array(payload.get("coverage_tags"))
+    file_authority = payload.get("source_ref_authority")
+    if not c.js_truthy(file_authority):
+        file_authority = c.DEFAULT_SOURCE_REF_AUTHORITY
+    source_version = (version if c.js_truthy(version) else None) if schema_version is ... else schema_version
+    origin = normalized_from or ("canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter")
+
+    cases: list[NormalizedCase] = []
+    for index, entry in enumerate(case_list(payload)):
+        if not isinstance(entry, dict):
+            continue
+        authority = entry.get("source_ref_authority")
+        if not c.js_truthy(authority):
+            authority = file_authority
+        tags = c.unique(file_tags + c.string_array(entry.get("coverage_tags")))
+        cases.append(
+            {
+                "schema_version": c.CANONICAL_SCHEMA_VERSION,
+                "skill": resolved_skill,
+                "id": normalize_case_id(entry, index),
+                "input": normalize_input(entry),
+                "expected_outcome": normalize_expected_outcome(entry),
+                "coverage_tags": tags,
+                "source_refs": c.unique(file_refs + c.string_array(entry.get("source_refs"))),
+                "source_ref_authority": authority,
+                "boundary_note": c.first_present_string([entry.get("boundary_note")]),
+                "forbidden_signals": normalize_forbidden_signals(entry),
+                "source_file": source_file,
+                "source_schema_version": source_version,
+                "normalized_from": origin,
+                "coverage_basis": "declared_coverage_tags" if tags else "missing_coverage_tags",
+                "extensions": normalize_extensions(entry),
+            }
+        )
+    return cases

@@ -1,0 +1,105 @@
+"""The target tree: what a migrated payload holds, and where each piece comes from.
+
+Adapters describe the canonical payload they want as a tree of four node kinds;
+the syntax writers in `migrate.formats` turn that tree into text by editing the
+original file, so every piece that comes from the source keeps its exact text:
+
+- `Src(path)`: the original value at `path` (a tuple of keys and indices from the
+  top of the payload), unchanged. Placed where it was, it keeps its bytes; placed
+  elsewhere (a member moved under `extensions`), it keeps its text re-indented.
+- `Val(value)`: a new value (a string, number, bool, None, or lists and dicts of
+  them), written in the file's own style.
+- `Obj(members, origin)`: an object. With `origin`, it is the original object at
+  that path edited: members whose node comes from `origin + (key,)` are that
+  original member (renamed when the key differs), others are new or moved in.
+- `Arr(items, origin)`: an array, with `origin` as for `Obj`.
+
+A subtree equal to the source is always written as `Src` of its own path, so a
+payload that needs no change is exactly `Src(())`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+PathKey = Union[str, int]
+Path = tuple[PathKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Src:
+    """The source value at `path`, unchanged."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Val:
+    """A new value, written in the file's style."""
+
+    value: Any
+
+
+@dataclass(slots=True)
+class Obj:
+    """An object: `members` in order, as `(key, node)` pairs; `origin` the source object it edits."""
+
+    members: list[tuple[str, Node]] = field(default_factory=list)
+    origin: Path | None = None
+
+
+@dataclass(slots=True)
+class Arr:
+    """An array: `items` in order; `origin` the source array it edits."""
+
+    items: list[Node] = field(default_factory=list)
+    origin: Path | None = None
+
+
+Node = Union[Src, Val, Obj, Arr]
+
+
+def node_origin(node: Node) -> Path | None:
+    """The source path a node stands for (`Src.path` or a container's `origin`), else None."""
+    if isinstance(node, Src):
+        return node.path
+    if isinstance(node, (Obj, Arr)):
+        return node.origin
+    return None
+
+
+def is_unchanged(node: Node, path: Path = ()) -> bool:
+    """True when `node` is the source value at `path` itself, untouched."""
+    return isinstance(node, Src) and node.path == path
+
+
+def value_at(data: Any, path: Path) -> Any:
+    """The value at `path` inside parsed `data`; raises KeyError or IndexError when absent."""
+    for key in path:
+        data = data[key]
+    return data
+
+
+def materialize(node: Node, data: Any) -> Any:
+    """The plain data a target tree stands for, reading `Src` values from the source `data`."""
+    if isinstance(node, Src):
+        return value_at(data, node.path)
+    if isinstance(node, Val):
+        return node.value
+    if isinstance(node, Obj):
+        return {key: materialize(child, data) for key, child in node.members}
+    return [materialize(child, data) for child in node.items]
+
+
+def count_moves(node: Node, path: Path = ()) -> int:
+    """How many source values the target places away from where they were (moved or renamed)."""
+    if isinstance(node, Src):
+        return 0 if node.path == path else 1
+    if isinstance(node, Val):
+        return 0
+    if isinstance(node, Obj):
+        own = node.origin
+        return sum(count_moves(child, own + (key,) if own is not None else ("\0",)) for key, child in node.members)
+    own = node.origin
+    return sum(count_moves(child, own + (i,) if own is not None else ("\0",)) for i, child in enumerate(node.items))

@@ -1,0 +1,199 @@
+"""Validation of normalized cases: the reference's reason codes, in its order of checks.
+
+`validate_case` and `validate_cases` reproduce `validateNormalizedCase` and
+`validateNormalizedCases` of the reference normalizer; the checks this tool
+adds (`contract.EXTRA_REASON_CODES`) come after the reference's for the same
+value and never replace one of them.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+from typing import Any
+
+from migrate import contract as c
+from migrate.normalize import NormalizedCase
+
+ValidationError = dict[str, Any]
+"""`{reason_code, message, skill, id, source_file, ...extra}`, as the reference builds it."""
+
+
+def make_error(reason_code: str, entry: dict[str, Any], message: str, **extra: Any) -> ValidationError:
+    """An error object in the reference's shape (`error()`): falsy skill and id become null."""
+    return {
+        "reason_code": reason_code,
+        "message": message,
+        "skill": entry.get("skill") if c.js_truthy(entry.get("skill")) else None,
+        "id": entry.get("id") if c.js_truthy(entry.get("id")) else None,
+        "source_file": entry.get("source_file") if c.js_truthy(entry.get("source_file")) else None,
+        **extra,
+    }
+
+
+class RefChecker:
+    """Answers whether a repo-relative path exists under a repo root, never looking outside it.
+
+    `root` is the repo root directory; `check_exists` False skips the existence check
+    (`--no-ref-check`) and with it every filesystem lookup. Answers are cached per path
+    for one run.
+    """
+
+    def __init__(self, root: Path, *, check_exists: bool = True) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.check_exists = check_exists
+        self._real_root: str | None = None
+        self._cache: dict[str, tuple[bool, bool]] = {}
+
+    def lookup(self, path: str) -> tuple[bool, bool]:
+        """`(escapes, exists)` for a repo-relative POSIX `path`.
+
+        `escapes` is True when the path leaves the root lexically (`../x`) or, with
+        existence checks on, through a symlink; `exists` is False for such a path.
+        """
+        cached = self._cache.get(path)
+        if cached is None:
+            cached = self._cache[path] = self._lookup(path)
+        return cached
+
+    def _lookup(self, path: str) -> tuple[bool, bool]:
+        normal = posixpath.normpath(path)
+        if normal == ".." or normal.startswith("../"):
+            return True, False
+        if not self.check_exists:
+            return False, True
+        target = os.path.join(self.root, normal)
+        try:
+            exists = os.path.exists(target)
+        except (ValueError, OSError):
+            return False, False
+        if not exists:
+            return False, False
+        if self._real_root is None:
+            self._real_root = os.path.realpath(self.root)
+        real = os.path.realpath(target)
+        if real != self._real_root and not real.startswith(self._real_root.rstrip(os.sep) + os.sep):
+            return True, False
+        return False, True
+
+
+def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[ValidationError]) -> None:
+    source_refs = entry.get("source_refs")
+    if not isinstance(source_refs, list):
+        return
+    for source_ref in source_refs:
+        if not c.is_non_empty_string(source_ref):
+            errors.append(make_error(c.INVALID_SOURCE_REF, entry, "source_ref must be a non-empty string"))
+            continue
+        source_path = source_ref.split("#")[0]
+        if (
+            not source_path
+            or source_path.startswith(("http://", "https://"))
+            or source_path.startswith("/")
+            or "\\" in source_path
+        ):
+            message = f"source_ref must be repo-relative POSIX path: {source_ref}"
+            errors.append(make_error(c.INVALID_SOURCE_REF, entry, message))
+            continue
+        escapes, exists = refs.lookup(source_path)
+        if entry.get("source_ref_authority") == "source":
+            for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES:
+                if source_path.startswith(prefix):
+                    message = f"source_ref requires historical/advisory authority: {source_ref}"
+                    errors.append(make_error(c.SOURCE_REF_NOT_SOURCE_AUTHORITY, entry, message))
+            if refs.check_exists and not exists:
+                message = f"source_ref path does not exist: {source_ref}"
+                errors.append(make_error(c.SOURCE_REF_MISSING, entry, message))
+        if escapes:
+            message = f"source_ref leaves the repo root and is not looked up: {source_ref}"
+            errors.append(make_error(c.SOURCE_REF_OUTSIDE_REPO, entry, message))
+
+
+def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationError]:
+    """The errors of one normalized case, in the reference's order (`validateNormalizedCase`).
+
+    `refs` decides where `source_refs` paths are looked up. Returns a list of error
+    objects; empty when the case is valid.
+    """
+    errors: list[ValidationError] = []
+    if not c.is_non_empty_string(entry.get("skill")):
+        errors.append(make_error(c.MISSING_SKILL, entry, "case skill must be a non-empty string"))
+    if not c.is_non_empty_string(entry.get("id")):
+        errors.append(make_error(c.MISSING_ID, entry, "case id must be a non-empty string"))
+    if not c.is_non_empty_string(entry.get("input")):
+        errors.append(make_error(c.MISSING_INPUT, entry, "case input must be a non-empty string"))
+    tags = entry.get("coverage_tags")
+    if not isinstance(tags, list) or not tags:
+        errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
+    else:
+        for tag in tags:
+            if not c.is_non_empty_string(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
+                errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
+    source_refs = entry.get("source_refs")
+    if not isinstance(source_refs, list) or not source_refs:
+        errors.append(make_error(c.MISSING_SOURCE_REFS, entry, "case source_refs must be a non-empty array"))
+    authority = entry.get("source_ref_authority")
+    if not isinstance(authority, str) or authority not in c.SOURCE_REF_AUTHORITIES:
+        message = f"invalid source_ref_authority: {c.js_string(authority)}"
+        errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
+    _validate_source_refs(entry, refs, errors)
+
+    has_outcome = c.is_non_empty_expected(entry.get("expected_outcome"))
+    if has_bucket_tag(entry, "trigger") and not has_outcome:
+        errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "trigger cases require expected_outcome"))
+    if has_bucket_tag(entry, "expected") and not has_outcome:
+        errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "expected cases require expected_outcome"))
+    forbidden = entry.get("forbidden_signals")
+    if (
+        has_bucket_tag(entry, "boundary")
+        and not has_outcome
+        and not c.is_non_empty_string(entry.get("boundary_note"))
+        and (not isinstance(forbidden, list) or not forbidden)
+    ):
+        message = "boundary cases require expected_outcome, boundary_note, or forbidden_signals"
+        errors.append(make_error(c.MISSING_BOUNDARY_EVIDENCE, entry, message))
+    return errors
+
+
+class CaseIdRegistry:
+    """Remembers `(skill, id)` pairs across files to find duplicate case ids (`validateNormalizedCases`).
+
+    The key is the reference's string `${skill}:${id}`, so collisions it makes are made too.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[str, NormalizedCase] = {}
+
+    def check(self, entry: NormalizedCase) -> ValidationError | None:
+        """The `duplicate_case_id` error for `entry`, or None the first time its key is seen."""
+        key = f"{c.js_string(entry.get('skill'))}:{c.js_string(entry.get('id'))}"
+        previous = self._seen.get(key)
+        if previous is None:
+            self._seen[key] = entry
+            return None
+        message = f"duplicate case id for {c.js_string(entry.get('skill'))}: {c.js_string(entry.get('id'))}"
+        return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous.get("source_file"))
+
+
+def validate_cases(
+    cases: list[NormalizedCase], refs: RefChecker, ids: CaseIdRegistry | None = None
+) -> list[ValidationError]:
+    """The errors of a list of normalized cases, case by case, duplicates after each case's own.
+
+    Pass the same `ids` registry for every file of a run to find duplicates across files.
+    """
+    ids = ids if ids is not None else CaseIdRegistry()
+    errors: list[ValidationError] = []
+    for entry in cases:
+        errors.extend(validate_case(entry, refs))
+        duplicate = ids.check(entry)
+        if duplicate is not None:
+            errors.append(duplicate)
+    return errors
+
+
+def has_bucket_tag(entry: NormalizedCase, bucket: str) -> bool:
+    """True when the case's `coverage_tags` array holds `bucket` (`hasBucketTag`)."""
+    tags = entry.get("coverage_tags")
+    return isinstance(tags, list) and bucket in tags
