@@ -181,9 +181,30 @@ class Engine:
         Errors of the file are returned in the result (status "error"), not raised.
         """
         try:
-            document = read_document(path)
+            raw = path.read_bytes()
+        except OSError as exc:
+            return FileResult(path, "error", error=FixtureError(f"cannot read: {exc.strerror or exc}", code="io"))
+        return self.plan_bytes(path, raw)
+
+    def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
+        """`plan` for bytes already read; `path` names the file (its suffix picks the syntax).
+
+        A bug met while planning (any exception besides `FixtureError`) is reported as an
+        `internal` error of this file, so one file cannot stop a bulk run.
+        """
+        try:
+            return self._plan(path, raw)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
+        except RecursionError:
+            error = FixtureError("nesting too deep to process", code="too_deep")
+            return FileResult(path, "error", error=error)
+        except Exception as exc:  # noqa: BLE001 - reported per file, never swallowed silently
+            error = FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal")
+            return FileResult(path, "error", error=error)
+
+    def _plan(self, path: Path, raw: bytes) -> FileResult:
+        document = load_document(path, raw)
         adapters = self.detect(document)
         if all(adapter is None for adapter in adapters):
             return FileResult(path, "not_fixture")
@@ -196,19 +217,14 @@ class Engine:
                 continue
             try:
                 target = adapter.to_canonical(unit, context)
-            except FixtureError as error:
-                result.status, result.error = "error", _place(error, document, index)
-                return result
+            except MappingError as error:
+                raise _place(error, document, index) from None
             targets.append(target)
             result.moved += count_moves(target)
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
             return result
-        try:
-            new_bytes = document.render(targets)
-            new_units = self._check(document, adapters, new_bytes, context)
-        except FixtureError as error:
-            result.status, result.error = "error", error
-            return result
+        new_bytes = document.render(targets)
+        new_units = self._check(document, adapters, new_bytes, context)
         result.status = "changed"
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes

@@ -106,7 +106,8 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
 class JsonStyle:
     """How a file writes what the writer adds: `unit` indent, `newline`, `colon` (`": "`),
     `compact` (one line, no indentation), `inline_arrays` (scalar arrays on one line),
-    `ascii` (non-ASCII as `\\uXXXX`)."""
+    with `inline_keys`/`block_keys` the member names whose scalar arrays the file writes
+    inline/multi-line (they win over the file-wide vote), `ascii` (non-ASCII as `\\uXXXX`)."""
 
     unit: str = "  "
     newline: str = "\n"
@@ -115,6 +116,14 @@ class JsonStyle:
     inline_arrays: bool = False
     ascii: bool = False
     item_sep: str = ", "
+    inline_keys: frozenset[str] = frozenset()
+    block_keys: frozenset[str] = frozenset()
+
+    def inline_array(self, key: str | None) -> bool:
+        """Whether a new scalar array under member `key` is written on one line."""
+        if self.compact or key in self.inline_keys:
+            return True
+        return False if key in self.block_keys else self.inline_arrays
 
 
 def detect_style(text: str, root: JNode) -> JsonStyle:
@@ -134,12 +143,18 @@ def detect_style(text: str, root: JNode) -> JsonStyle:
             unit = member_indent[len(base) :] if member_indent.startswith(base) else member_indent
             unit = unit or "  "
     inline, multiline, item_sep = 0, 0, None
-    for node in _scalar_arrays(root):
+    inline_keys: set[str] = set()
+    block_keys: set[str] = set()
+    for key, node in _scalar_arrays(root):
         gap = text[node.start + 1 : node.children[0].start]
         if "\n" in gap:
             multiline += 1
+            if key is not None:
+                block_keys.add(key)
         else:
             inline += 1
+            if key is not None:
+                inline_keys.add(key)
             if item_sep is None and len(node.children) > 1:
                 item_sep = text[node.children[0].end : node.children[1].start]
     return JsonStyle(
@@ -150,17 +165,21 @@ def detect_style(text: str, root: JNode) -> JsonStyle:
         inline_arrays=compact or inline > multiline,
         ascii=ascii_only,
         item_sep=item_sep or (", " if colon.endswith(" ") else ","),
+        inline_keys=frozenset(inline_keys - block_keys),
+        block_keys=frozenset(block_keys - inline_keys),
     )
 
 
-def _scalar_arrays(root: JNode, limit: int = 50) -> list[JNode]:
-    found: list[JNode] = []
-    stack = [root]
+def _scalar_arrays(root: JNode, limit: int = 200) -> list[tuple[str | None, JNode]]:
+    """Up to `limit` non-empty arrays of scalars, each with the member name it is the value of."""
+    found: list[tuple[str | None, JNode]] = []
+    stack: list[tuple[str | None, JNode]] = [(None, root)]
     while stack and len(found) < limit:
-        node = stack.pop()
+        key, node = stack.pop()
         if node.kind == ARRAY and node.children and all(child.kind == SCALAR for child in node.children):
-            found.append(node)
-        stack.extend(child for child in node.children if child.kind != SCALAR)
+            found.append((key, node))
+        names = node.keys if node.kind == OBJECT else [None] * len(node.children)
+        stack.extend((name, child) for name, child in zip(names, node.children, strict=True) if child.kind != SCALAR)
     return found
 
 
@@ -195,22 +214,25 @@ class JsonWriter:
             node = node.child(key)
         return node
 
-    def render(self, target: Node, indent: str) -> str:
-        """The text of `target` written at a place whose line starts with `indent`."""
+    def render(self, target: Node, indent: str, key: str | None = None, *, inline: bool = False) -> str:
+        """The text of `target` written at a place whose line starts with `indent`, as the
+        value of member `key` (None for an array item or the root); `inline` keeps new
+        containers on one line (inside an object the file writes on one line)."""
         if isinstance(target, Src):
             node = self.node_at(target.path)
             if self.expand and node.kind != SCALAR:
-                return self.render(_as_new(node, target.path), indent)
+                return self.render(_as_new(node, target.path), indent, key, inline=inline)
             return self._moved_text(node, indent)
         if isinstance(target, Val):
-            return self._value_text(target.value, indent)
+            return self._value_text(target.value, indent, key, inline)
         if target.origin is not None and not self.expand:
             return self._edited(target, self.node_at(target.origin), indent)
         if isinstance(target, Obj):
-            parts = [f"{self._string(key)}{self.style.colon}" for key, _ in target.members]
+            parts = [f"{self._string(name)}{self.style.colon}" for name, _ in target.members]
             children = [child for _, child in target.members]
-            return self._fresh("{", "}", parts, children, indent)
-        return self._fresh("[", "]", [""] * len(target.items), target.items, indent)
+            return self._fresh("{", "}", parts, children, indent, [name for name, _ in target.members], inline=inline)
+        inline = inline or (self.style.inline_array(key) and all(self._is_scalar(item) for item in target.items))
+        return self._fresh("[", "]", [""] * len(target.items), target.items, indent, None, inline=inline)
 
     def _moved_text(self, node: JNode, indent: str) -> str:
         """A source value's text, its continuation lines shifted to a new indent."""
@@ -225,19 +247,29 @@ class JsonWriter:
             [lines[0]] + [indent + line[len(old) :] if line.startswith(old) else line for line in lines[1:]]
         )
 
-    def _fresh(self, open_: str, close: str, prefixes: list[str], children: list[Node], indent: str) -> str:
-        """A new container laid out in the file's style."""
+    def _fresh(
+        self,
+        open_: str,
+        close: str,
+        prefixes: list[str],
+        children: list[Node],
+        indent: str,
+        keys: list[str] | None,
+        *,
+        inline: bool = False,
+    ) -> str:
+        """A new container laid out in the file's style (`inline`: on one line)."""
         if not children:
             return open_ + close
         style = self.style
-        if style.compact or (open_ == "[" and style.inline_arrays and all(self._is_scalar(ch) for ch in children)):
-            return (
-                open_
-                + style.item_sep.join(p + self.render(ch, indent) for p, ch in zip(prefixes, children, strict=True))
-                + close
-            )
+        names = keys or [None] * len(children)
+        if style.compact or inline:
+            rendered = [
+                p + self.render(ch, indent, k, inline=True) for p, ch, k in zip(prefixes, children, names, strict=True)
+            ]
+            return open_ + style.item_sep.join(rendered) + close
         inner = indent + style.unit
-        lines = [inner + p + self.render(ch, inner) for p, ch in zip(prefixes, children, strict=True)]
+        lines = [inner + p + self.render(ch, inner, k) for p, ch, k in zip(prefixes, children, names, strict=True)]
         return open_ + style.newline + ("," + style.newline).join(lines) + style.newline + indent + close
 
     def _is_scalar(self, node: Node) -> bool:
@@ -295,7 +327,7 @@ class JsonWriter:
                 if isinstance(child, Src):
                     value_text = text[value.start : value.end]
                 else:
-                    value_text = self.render(child, piece_indent)
+                    value_text = self.render(child, piece_indent, key)
                 if is_obj:
                     key_start, key_end = node.key_spans[source]
                     key_text = text[key_start:key_end] if key == node.keys[source] else self._string(key)  # type: ignore[arg-type]
@@ -304,16 +336,16 @@ class JsonWriter:
                     pieces.append(value_text)
             else:
                 prefix = f"{self._string(key)}{self.style.colon}" if is_obj else ""  # type: ignore[arg-type]
-                pieces.append(prefix + self.render(child, member_indent))
+                pieces.append(prefix + self.render(child, member_indent, key, inline=not multiline))
             previous = source
         open_, close = ("{", "}") if is_obj else ("[", "]")
         return open_ + lead + "".join(pieces) + trail + close
 
-    def _value_text(self, value: Any, indent: str) -> str:
+    def _value_text(self, value: Any, indent: str, key: str | None, inline: bool) -> str:
         if isinstance(value, dict):
-            return self.render(Obj([(k, Val(v)) for k, v in value.items()]), indent)
+            return self.render(Obj([(k, Val(v)) for k, v in value.items()]), indent, key, inline=inline)
         if isinstance(value, list):
-            return self.render(Arr([Val(v) for v in value]), indent)
+            return self.render(Arr([Val(v) for v in value]), indent, key, inline=inline)
         if isinstance(value, str):
             return self._string(value)
         return json.dumps(value)
