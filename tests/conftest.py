@@ -20,19 +20,24 @@ SNAPSHOTS = ROOT / "snapshots"
 
 
 class _MirroredText(SingleFileSnapshotExtension):
-    """A text snapshot stored at `snapshots/<tests-relative dir>/<test module>/<test>.<ext>`."""
+    """A text snapshot stored at `snapshots/<tests-relative dir>/<test module>/<test>.<ext>`.
 
-    _write_mode = WriteMode.TEXT
+    Stored as UTF-8 bytes, so line endings (a CRLF fixture's) survive the round trip.
+    """
+
+    _write_mode = WriteMode.BINARY
 
     @classmethod
     def dirname(cls, *, test_location: Any) -> str:
         relative = Path(test_location.filepath).resolve().relative_to(TESTS)
         return str(SNAPSHOTS / relative.parent / test_location.basename)
 
-    def serialize(self, data: Any, **kwargs: Any) -> str:
-        if isinstance(data, str):
+    def serialize(self, data: Any, **kwargs: Any) -> bytes:
+        if isinstance(data, bytes):
             return data
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        if not isinstance(data, str):
+            data = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return data.encode("utf-8")
 
 
 class JsonSnapshot(_MirroredText):

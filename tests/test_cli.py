@@ -1,0 +1,245 @@
+"""The command line: exit codes, dry runs that write nothing, bad input, every subcommand."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrate.cli import main
+
+LEGACY = """{
+  "schema_version": "prompt-examples/v1",
+  "skill": "demo",
+  "examples": [
+    {"name": "Greets", "user_intent": "Say hello.", "expected_posture": "Hello back."}
+  ]
+}
+"""
+CANONICAL = """{
+  "schema_version": "spec-first.workflow-eval-fixtures.v1",
+  "skill": "demo",
+  "source_refs": ["skills/demo/SKILL.md"],
+  "cases": [{"id": "a", "input": "x", "coverage_tags": ["trigger"], "expected_outcome": "y"}]
+}
+"""
+NOT_A_FIXTURE = '{"positive_concepts": {"a": 1}}\n'
+BROKEN = '{\n  "schema_version": "prompt-examples/v1",\n  "examples": [}\n'
+JSONL = '{"id": "one", "prompt": "Do one thing.", "assertions": []}\n'
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    evals = tmp_path / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "legacy.json").write_text(LEGACY)
+    (evals / "canonical.json").write_text(CANONICAL)
+    (evals / "semantic_config.json").write_text(NOT_A_FIXTURE)
+    (evals / "output.jsonl").write_text(JSONL)
+    (evals / "notes.md").write_text("not read")
+    hidden = tmp_path / ".cache"
+    hidden.mkdir()
+    (hidden / "skipped.json").write_text(BROKEN)
+    return tmp_path
+
+
+def snapshot_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("flags", [["--check"], ["--diff"], ["--check", "--diff"]])
+def test_dry_runs_write_nothing(capsys, tree, flags):
+    before = snapshot_of(tree)
+    code, out, _ = run(capsys, "migrate", *flags, "--repo-root", str(tree), str(tree))
+    assert snapshot_of(tree) == before
+    assert code == (1 if "--check" in flags else 0)
+    assert ("--- a/" in out) == ("--diff" in flags)
+
+
+def test_write_mode_migrates_renames_jsonl_and_is_idempotent(capsys, tree):
+    code, out, err = run(capsys, "migrate", "--repo-root", str(tree), str(tree))
+    assert code == 0 and out == ""
+    evals = tree / "skills" / "demo" / "evals"
+    assert not (evals / "output.jsonl").exists()
+    converted = json.loads((evals / "output.json").read_text())
+    assert converted["skill"] == "demo" and converted["cases"][0]["input"] == "Do one thing."
+    assert json.loads((evals / "legacy.json").read_text())["cases"][0]["id"] == "greets"
+    assert (evals / "canonical.json").read_text() == CANONICAL
+    assert "migrated: 2, cases: 2, unchanged: 1, not fixtures: 1" in err
+    assert run(capsys, "migrate", "--check", "--repo-root", str(tree), str(tree))[0] == 0
+
+
+def test_write_keeps_the_file_mode(capsys, tree):
+    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
+    legacy.chmod(0o640)
+    assert run(capsys, "migrate", "--repo-root", str(tree), str(legacy))[0] == 0
+    assert legacy.stat().st_mode & 0o777 == 0o640
+    assert not list(legacy.parent.glob("*.fixture-migrate.tmp"))
+
+
+def test_mixed_directory_with_a_broken_file(capsys, tree):
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "broken.json").write_text(BROKEN)
+    before = snapshot_of(tree)
+    code, out, err = run(capsys, "migrate", "--check", "--repo-root", str(tree), str(tree))
+    assert code == 2, "an error wins over 'would change'"
+    broken = (evals / "broken.json").as_posix()
+    assert f"{broken}:3:16: error: invalid JSON" in err
+    assert "would migrate: 2" in err and "errors: 1" in err
+    assert snapshot_of(tree) == before
+    # In write mode the other files are still migrated and the broken one left as it was.
+    code, _, err = run(capsys, "migrate", "--repo-root", str(tree), str(tree))
+    assert code == 2
+    assert (evals / "broken.json").read_text() == BROKEN
+    assert json.loads((evals / "legacy.json").read_text())["schema_version"].endswith(".v1")
+
+
+@pytest.mark.parametrize(
+    "content, place, code_name",
+    [
+        pytest.param(b'{"a": 1,\n "a": 2}', ":2:2:", "duplicate_key", id="duplicate-key"),
+        pytest.param(b'[{"id": "x"}]', ":1:1:", "not_an_object", id="top-level-array"),
+        pytest.param(b'{"cases": [{"id": "a"},\n  "b"]}', ":2:3:", "case_not_object", id="non-object-case"),
+        pytest.param(b'{"cases": [{"input": "caf\xe9"}]}', ":1:26:", "encoding", id="not-utf8"),
+        pytest.param(b"", ":1:1:", "empty", id="empty"),
+        pytest.param(b'{"cases": [NaN]}', ":1:12:", "invalid_json", id="nan"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, content, place, code_name):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    code, out, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(bad))
+    assert code == 2
+    (line,) = [line for line in err.splitlines() if "error:" in line]
+    assert line.startswith(f"{bad.as_posix()}{place} error: ") and line.endswith(f"[{code_name}]")
+    assert bad.read_bytes() == content
+
+
+def test_unreadable_file_is_reported_and_others_continue(capsys, tmp_path):
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "gone.json")
+    (tmp_path / "legacy.json").write_text(LEGACY)
+    code, _, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(tmp_path))
+    assert code == 2
+    assert "dangling.json: error: cannot read" in err
+    assert json.loads((tmp_path / "legacy.json").read_text())["cases"][0]["input"] == "Say hello."
+
+
+def test_missing_path_is_an_error(capsys, tmp_path):
+    code, _, err = run(capsys, "migrate", "--check", str(tmp_path / "nope"))
+    assert code == 2 and "no such file or directory" in err
+
+
+def test_usage_error_exits_2(capsys):
+    assert run(capsys, "migrate", "--no-such-flag")[0] == 2
+    assert run(capsys, "normalize", "--output-format", "xml")[0] == 2
+
+
+def test_normalize_json_and_jsonl(capsys, tree):
+    code, out, _ = run(capsys, "normalize", "--repo-root", str(tree), str(tree / "skills"))
+    assert code == 0
+    cases = json.loads(out)
+    assert [(case["id"], case["source_file"].split("/")[-1]) for case in cases] == [
+        ("a", "canonical.json"),
+        ("greets", "legacy.json"),
+        ("one", "output.jsonl"),
+    ]
+    code, out, _ = run(capsys, "normalize", "--output-format", "jsonl", "--repo-root", str(tree), str(tree / "skills"))
+    assert [json.loads(line)["id"] for line in out.splitlines()] == ["a", "greets", "one"]
+
+
+def test_normalize_as_migrated_names_the_source(capsys, tree):
+    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
+    _, out, _ = run(capsys, "normalize", "--as-migrated", "--repo-root", str(tree), str(legacy))
+    (case,) = json.loads(out)
+    assert (case["source_schema_version"], case["normalized_from"]) == ("prompt-examples/v1", "legacy_adapter")
+    assert case["extensions"] == {"name": "Greets"}
+
+
+def test_validate_exit_codes_and_json(capsys, tree):
+    evals = tree / "skills" / "demo" / "evals"
+    code, out, _ = run(capsys, "validate", "--no-ref-check", "--repo-root", str(tree), str(evals / "canonical.json"))
+    assert (code, out) == (0, "")
+    code, out, _ = run(
+        capsys, "validate", "--output-format", "json", "--repo-root", str(tree), str(evals / "canonical.json")
+    )
+    assert code == 1
+    assert [e["reason_code"] for e in json.loads(out)] == ["source_ref_missing"]
+    (evals.parent / "SKILL.md").write_text("the skill")
+    assert run(capsys, "validate", "--repo-root", str(tree), str(evals / "canonical.json"))[0] == 0
+    code, out, _ = run(capsys, "validate", "--no-ref-check", "--repo-root", str(tree), str(evals / "legacy.json"))
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "skills/demo/evals/legacy.json: greets: missing_coverage_tags: case coverage_tags must be a non-empty array"
+    )
+
+
+def test_validate_reports_duplicate_keys_beside_the_references_errors(capsys, tmp_path):
+    bad = tmp_path / "dup.json"
+    bad.write_text('{"skill": "s", "cases": [{"id": "a", "input": "x", "id": "b"}]}')
+    code, out, err = run(capsys, "validate", "--no-ref-check", "--output-format", "json", str(bad))
+    assert code == 2
+    errors = json.loads(out)
+    assert errors[0]["reason_code"] == "duplicate_key" and errors[0]["line"] == 1
+    assert {e["id"] for e in errors[1:]} == {"b"}, "the rest is validated as the reference reads it"
+    assert "duplicate key 'id'" in err
+
+
+def test_validate_reports_non_object_cases(capsys, tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"skill": "s", "cases": [3]}')
+    code, out, _ = run(capsys, "validate", "--no-ref-check", "--output-format", "json", str(bad))
+    assert code == 1
+    assert [e["reason_code"] for e in json.loads(out)] == ["case_not_object"]
+
+
+def test_detect_and_adapters(capsys, tree):
+    code, out, _ = run(capsys, "detect", str(tree))
+    assert code == 0
+    lines = {line.rsplit(": ", 1)[0].split("/")[-1]: line.rsplit(": ", 1)[1] for line in out.splitlines()}
+    assert lines == {
+        "canonical.json": "canonical",
+        "legacy.json": "prompt_examples_v1 (family)",
+        "semantic_config.json": "not a fixture",
+        "output.jsonl": "output_cases_jsonl (family)",
+    }
+    code, out, _ = run(capsys, "adapters")
+    names = [line.split()[0] for line in out.splitlines()]
+    assert code == 0 and names[0] == "canonical" and names[-1] == "generic" and "prompt_examples_v1" in names
+
+
+def test_control_characters_are_escaped_in_diffs_and_messages(capsys, tmp_path):
+    evil = tmp_path / "evil.json"
+    evil.write_text('{"examples": [{"name": "x", "user_intent": "\\u001b[2J\\u009b31m gone"}]}')
+    code, out, err = run(capsys, "migrate", "--diff", "--repo-root", str(tmp_path), str(evil))
+    assert code == 0
+    assert "\x1b" not in out and "\x9b" not in out
+    bad = tmp_path / "\x1b[31mred.json"
+    bad.write_text("{")
+    code, _, err = run(capsys, "migrate", "--check", str(bad))
+    assert code == 2 and "\x1b" not in err and "\\x1b[31mred.json" in err
+
+
+def test_python_dash_m_and_version():
+    done = subprocess.run([sys.executable, "-m", "migrate", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("fixture-migrate ")
+
+
+def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
+    (tmp_path / "legacy.json").write_text(LEGACY)
+    probe = (
+        "import sys; from migrate.cli import main; code = main(['migrate', '--check', sys.argv[1]]); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
