@@ -26,6 +26,13 @@ SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl"}
 
 _MODULES = {"json": "migrate.formats.json_format", "jsonl": "migrate.formats.jsonl_format"}
 
+MAX_DEPTH = 128
+"""The deepest nesting of arrays and objects read, the top-level value counting as 1.
+
+Real fixtures nest fewer than 10 levels. Deeper input is refused with a clear error
+(`too_deep`) instead of exhausting the interpreter's recursion further on (in the
+writers, the checks, the reference's recursive rules); 128 is serde_json's default."""
+
 
 @dataclass
 class Unit:
@@ -87,7 +94,30 @@ def load_document(path: Path, raw: bytes, *, duplicates: str = "refuse") -> Docu
     if syntax is None:
         raise FixtureError(f"unsupported file type {path.suffix or '(none)'}", code="unsupported")
     module = importlib.import_module(_MODULES[syntax])
-    return module.read(path, raw, duplicates=duplicates)
+    try:
+        document = module.read(path, raw, duplicates=duplicates)
+    except RecursionError:
+        raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep") from None
+    for unit in document.units:
+        if nesting_depth(unit.data) > MAX_DEPTH:
+            raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep")
+    return document
+
+
+def nesting_depth(data: Any) -> int:
+    """How deeply containers (dicts, lists, tuples) nest in parsed `data`: a scalar is 0,
+    `[]` is 1. Iterative, so any depth is measured without recursion."""
+    containers = (dict, list, tuple)
+    depth = 0
+    level = [data] if isinstance(data, containers) else []
+    while level:
+        depth += 1
+        below = []
+        for value in level:
+            items = value.values() if isinstance(value, dict) else value
+            below.extend(item for item in items if isinstance(item, containers))
+        level = below
+    return depth
 
 
 def decode_text(raw: bytes) -> tuple[str, bool]:

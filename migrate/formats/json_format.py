@@ -10,6 +10,9 @@ for spans (`json_text`) only when it is written or an error must be placed.
 from __future__ import annotations
 
 import json
+import math
+import re
+import sys
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ from typing import Any
 import orjson
 
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, Document, Unit, decode_text
+from migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text
 from migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
 from migrate.plan import Node, Src
 from migrate.plan import Path as NodePath
@@ -29,52 +32,143 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _count_keys(data: Any) -> tuple[int, bool]:
-    """`(keys, inexact)`: how many object keys `data` holds, and whether a float in it
-    may be an integer orjson could not hold exactly."""
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if math.isinf(value):
+        raise ValueError(f"number {token[:40]} is too large for a floating-point value")
+    return value
+
+
+def _scan(data: Any) -> tuple[int, bool, int]:
+    """`(keys, inexact, depth)`: how many object keys `data` holds, whether a float in it
+    may be an integer orjson could not hold exactly, and how deeply it nests (counted
+    up to `MAX_DEPTH + 1`, where the scan stops). Iterative, level by level."""
+    kind = type(data)
+    if kind is not dict and kind is not list:
+        return 0, kind is float and not -_INT64_LIMIT < data < _INT64_LIMIT, 0
     keys = 0
     inexact = False
+    depth = 0
+    level = [data]
+    while level and depth <= MAX_DEPTH:
+        depth += 1
+        below: list[Any] = []
+        push = below.append
+        for value in level:
+            if type(value) is dict:
+                keys += len(value)
+                items: Any = value.values()
+            else:
+                items = value
+            for item in items:
+                kind = type(item)
+                if kind is dict or kind is list:
+                    push(item)
+                elif kind is float and not -_INT64_LIMIT < item < _INT64_LIMIT:
+                    inexact = True
+        level = below
+    return keys, inexact, depth
+
+
+_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _too_deep(text: str) -> FixtureError:
+    """The error for a text nesting deeper than `MAX_DEPTH`, placed at the first bracket too deep."""
+    depth = 0
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                line, column = line_col(text, match.start())
+                break
+        elif token in "]}":
+            depth -= 1
+    else:
+        line, column = 1, 1
+    return FixtureError(
+        f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep", line=line, column=column
+    )
+
+
+def _parse_exact(text: str, place: tuple[int, int] | None = None) -> Any:
+    """`text` parsed by the standard library, so integers of any length stay exact.
+
+    Only used on text orjson refused for a number it cannot hold, or read with an
+    inexact float: it checks what orjson would (no NaN/Infinity, no lone surrogate,
+    bounded depth) and raises `FixtureError` as `parse_json` does; `place` is where
+    orjson stopped, for errors the standard library does not place.
+    """
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise FixtureError(f"invalid JSON: {exc.msg}", code="invalid_json", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise _too_deep(text) from None
+    except ValueError as exc:
+        message = str(exc)
+        if "integer string conversion" in message:
+            message = f"an integer of more than {sys.get_int_max_str_digits()} digits is not supported"
+        line, column = place or (None, None)
+        raise FixtureError(f"invalid JSON: {message}", code="invalid_json", line=line, column=column) from None
     stack = [data]
-    pop, push = stack.pop, stack.extend
     while stack:
-        value = pop()
-        kind = type(value)
-        if kind is dict:
-            keys += len(value)
-            push(value.values())
-        elif kind is list:
-            push(value)
-        elif kind is float and not -_INT64_LIMIT < value < _INT64_LIMIT:
-            inexact = True
-    return keys, inexact
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise FixtureError(
+                    "invalid JSON: a \\u escape stands for a lone surrogate, which is not text", code="invalid_json"
+                ) from None
+    return data
 
 
 def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refuse") -> Any:
     """The data of a JSON text (`body` without BOM; `text` its decoded form, if known).
 
     With `duplicates="last"` a repeated key is not an error and the last value wins.
+    Integers keep every digit, however long (orjson reads those beyond 64 bits as
+    floats or refuses them; such texts are read again with the standard library).
 
-    Raises `FixtureError`: `invalid_json` with line and column, `duplicate_key` with
-    the place of the repeated key, `empty` for an empty or blank file.
+    Raises `FixtureError`: `invalid_json` with line and column (NaN and Infinity are
+    not JSON; a float beyond the double range is refused), `duplicate_key` with the
+    place of the repeated key, `empty` for an empty or blank file, `too_deep` for
+    nesting deeper than `MAX_DEPTH`.
     """
     if not body.strip():
         raise FixtureError("empty file: no JSON value", code="empty", line=1, column=1)
+    exact = False
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         message = str(exc.msg)
         if "UTF-8" in message:
             decode_text(body)  # raises with the place of the first bad byte
-        if "depth limit" in message or "recursion" in message:
-            message = "nesting deeper than 1024 levels"
-        raise FixtureError(f"invalid JSON: {message}", code="invalid_json", line=exc.lineno, column=exc.colno) from None
-    keys, inexact = _count_keys(data)
-    if duplicates == "last":
-        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant) if inexact else data
-    if inexact or body.count(b'":') != keys:
         text = body.decode("utf-8") if text is None else text
-        if inexact:
-            data = json.loads(text, parse_constant=_reject_constant)
+        if "depth limit" in message or "recursion" in message:
+            raise _too_deep(text) from None
+        if "infinity" not in message:
+            raise FixtureError(
+                f"invalid JSON: {message}", code="invalid_json", line=exc.lineno, column=exc.colno
+            ) from None
+        # A number too large for a double: an integer beyond 64 bits is valid JSON and kept exactly.
+        data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
+    keys, inexact, depth = _scan(data)
+    if depth > MAX_DEPTH:
+        raise _too_deep(body.decode("utf-8") if text is None else text)
+    if duplicates == "last":
+        return _parse_exact(body.decode("utf-8") if text is None else text) if inexact and not exact else data
+    if inexact or exact or body.count(b'":') != keys:
+        text = body.decode("utf-8") if text is None else text
+        if inexact and not exact:
+            data = _parse_exact(text)
         # Fewer `":` than keys means spacing before colons; more means strings holding
         # `":` or a repeated key. Only a span parse can tell.
         parse_spans(text)
