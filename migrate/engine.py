@@ -13,8 +13,6 @@ other files go on.
 from __future__ import annotations
 
 import os
-import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,17 +23,23 @@ from migrate.adapter import Adapter, Context
 from migrate.compatibility import compatibility_violations
 from migrate.conservation import missing_leaves
 from migrate.errors import FixtureError, MappingError
-from migrate.formats import Document, Unit, load_document, syntax_of
+from migrate.formats import MAX_DEPTH, Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
 from migrate.validate import RefChecker, ValidationError, validate_cases
+from migrate.writes import (
+    TEMP_SUFFIX,
+    HardLinks,
+    check_writable,
+    read_fixture,
+    resolve_target,
+    write_atomic,
+    write_new,
+)
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Directory names a walk never enters, besides hidden ones (`.git`, `.venv`, ...)."""
-
-TEMP_SUFFIX = ".fixture-migrate.tmp"
-"""Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""
 
 
 def find_repo_root(start: Path) -> Path:
@@ -118,12 +122,9 @@ def read_document(path: Path, *, duplicates: str = "refuse") -> Document:
     """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
 
     `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins).
+    Only a regular file of at most `migrate.writes.MAX_FILE_BYTES` is read.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FixtureError(f"cannot read: {exc.strerror or exc}", code="io") from None
-    return load_document(path, raw, duplicates=duplicates)
+    return load_document(path, read_fixture(path), duplicates=duplicates)
 
 
 def _place(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -170,6 +171,7 @@ class Engine:
     def __init__(self, options: Options, registry: Registry | None = None) -> None:
         self.options = options
         self.registry = registry or default_registry()
+        self.hard_links = HardLinks(options.repo_root)
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -178,12 +180,14 @@ class Engine:
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
 
-        Errors of the file are returned in the result (status "error"), not raised.
+        Errors of the file are returned in the result (status "error"), not raised. A
+        symlink leading outside the repo root is refused, as `migrate.writes` refuses it.
         """
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            return FileResult(path, "error", error=FixtureError(f"cannot read: {exc.strerror or exc}", code="io"))
+            resolve_target(path, self.options.repo_root)
+            raw = read_fixture(path)
+        except FixtureError as error:
+            return FileResult(path, "error", error=error)
         return self.plan_bytes(path, raw)
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
@@ -244,6 +248,9 @@ class Engine:
         try:
             new_units = document.reparse(new_bytes)
         except FixtureError as error:
+            if error.code == "too_deep":
+                message = f"refused: the migrated file would nest deeper than {MAX_DEPTH} levels"
+                raise FixtureError(message, code="too_deep") from None
             raise FixtureError(
                 f"internal error: the migrated text does not parse ({error.message})", code="internal"
             ) from None
@@ -271,70 +278,40 @@ class Engine:
         return new_units
 
     def apply(self, result: FileResult) -> None:
-        """Write a planned change (status "changed") atomically; raises `FixtureError` on I/O failure."""
+        """Write a planned change (status "changed"); raises `FixtureError` when it cannot.
+
+        The file is replaced atomically (`migrate.writes.write_atomic`) unless its bytes
+        changed since it was planned. A JSONL file's migration is created beside it
+        (`write_new`, never over an existing file) and the original is removed only
+        then, and only if it is unchanged; a rerun after an interruption between the
+        two finds the new file in place and just removes the original.
+        """
         assert result.new_bytes is not None and result.old_bytes is not None
-        target = result.new_path or result.path
-        if result.new_path is not None and os.path.lexists(result.new_path):
-            raise FixtureError(f"refused: {result.new_path.name} already exists beside it", code="exists")
-        write_atomic(
-            target,
-            result.new_bytes,
-            original=result.old_bytes if result.new_path is None else None,
-            mode_from=result.path,
-        )
-        if result.new_path is not None:
-            try:
-                os.unlink(result.path)
-            except OSError as exc:
-                raise FixtureError(
-                    f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
-                ) from None
-
-
-def write_atomic(path: Path, data: bytes, *, original: bytes | None, mode_from: Path) -> None:
-    """Replace `path` with `data` through a temporary file in the same directory.
-
-    The temporary file is written, flushed and fsynced, given the permission bits of
-    `mode_from`, then renamed over the target. With `original`, the target must still
-    hold exactly those bytes just before the rename, else nothing is written (someone
-    edited it meanwhile). A symlink is written through to its target. Raises
-    `FixtureError` (code `io` or `changed_meanwhile`); the temporary file never stays.
-    """
-    target = Path(os.path.realpath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(mode_from).st_mode)
-    except OSError:
-        mode = 0o644
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent)
-    except OSError as exc:
-        raise FixtureError(f"cannot write: {exc.strerror or exc}", code="io") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        if original is not None:
-            with open(target, "rb") as handle:
-                if handle.read() != original:
-                    raise FixtureError(
-                        "refused: the file changed while it was being migrated; run again", code="changed_meanwhile"
-                    )
-        os.replace(tmp, target)
-    except OSError as exc:
-        _remove(tmp)
-        raise FixtureError(f"cannot write: {exc.strerror or exc}", code="io") from None
-    except BaseException:
-        _remove(tmp)
-        raise
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+        root = self.options.repo_root
+        if result.new_path is None:
+            write_atomic(
+                result.path, result.new_bytes, original=result.old_bytes, root=root, hard_links=self.hard_links
+            )
+            return
+        if os.path.islink(result.path):
+            raise FixtureError(
+                f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
+                code="symlink_rename",
+            )
+        source = resolve_target(result.path, root)
+        check_writable(source)
+        if read_fixture(source) != result.old_bytes:
+            raise FixtureError(
+                "refused: the file changed while it was being migrated; left as it is now, run again",
+                code="changed_meanwhile",
+            )
+        write_new(resolve_target(result.new_path, root), result.new_bytes, mode_from=source)
+        try:
+            os.unlink(source)
+        except OSError as exc:
+            raise FixtureError(
+                f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
+            ) from None
 
 
 @dataclass
