@@ -6,7 +6,9 @@ found errors; 2 bad input, bad usage or an I/O failure (an error wins).
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -14,6 +16,7 @@ from typing import Annotated
 import typer
 
 from migrate import __version__, commands
+from migrate.diff import escape_text
 from migrate.engine import Options, find_repo_root
 from migrate.report import Report
 
@@ -202,13 +205,41 @@ def adapters() -> None:
     raise typer.Exit(commands.run_adapters(out=sys.stdout))
 
 
+class _Interrupted(SystemExit):
+    """SIGINT or SIGTERM: unwinds like an exception, so a write in progress removes its
+    temporary file and leaves its target as it was."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise _Interrupted(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code."""
+    """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code.
+
+    Never ends in a traceback: a bug is reported on one line with exit 2. SIGINT and
+    SIGTERM stop the run between two steps of a write (exit 130 / 143): every file is
+    then either migrated or exactly as it was.
+    """
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, _interrupt)
     try:
         app(args=argv, prog_name="fixture-migrate")
+    except _Interrupted as exc:
+        print("fixture-migrate: interrupted; every file is either migrated or as it was", file=sys.stderr)
+        return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except Exception as exc:  # noqa: BLE001 - a bug must still end in one line and exit 2
+        print(escape_text(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
+        return 2
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:
+                signal.signal(signum, handler)
     return 0
