@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,15 @@ class RefChecker:
     `root` is the repo root directory; `check_exists` False skips the existence check
     (`--no-ref-check`) and with it every filesystem lookup. Answers are cached per path
     for one run.
+
+    A path is resolved one component at a time from the root: each component is
+    looked at with `lstat` only once the part before it is known to lie inside the
+    root, and a symlink's target is read and checked before it is followed. So a ref
+    that leaves the root, lexically (`../x`) or through a symlink (`link/x` with
+    `link -> /etc`), is never looked up where it leads.
     """
+
+    _MAX_SYMLINKS = 40  # as the kernel's ELOOP limit: a symlink loop ends as "missing"
 
     def __init__(self, root: Path, *, check_exists: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
@@ -49,8 +58,10 @@ class RefChecker:
     def lookup(self, path: str) -> tuple[bool, bool]:
         """`(escapes, exists)` for a repo-relative POSIX `path`.
 
-        `escapes` is True when the path leaves the root lexically (`../x`) or, with
-        existence checks on, through a symlink; `exists` is False for such a path.
+        The path is first normalized lexically, as the reference's `path.join` does.
+        `escapes` is True when it then leaves the root (`../x`) or, with existence
+        checks on, when a symlink on it leads outside the root; `exists` is False for
+        such a path (it is not looked up).
         """
         cached = self._cache.get(path)
         if cached is None:
@@ -63,19 +74,47 @@ class RefChecker:
             return True, False
         if not self.check_exists:
             return False, True
-        target = os.path.join(self.root, normal)
-        try:
-            exists = os.path.exists(target)
-        except (ValueError, OSError):
-            return False, False
-        if not exists:
-            return False, False
         if self._real_root is None:
             self._real_root = os.path.realpath(self.root)
-        real = os.path.realpath(target)
-        if real != self._real_root and not real.startswith(self._real_root.rstrip(os.sep) + os.sep):
-            return True, False
+        root = self._real_root
+        pending = [part for part in normal.split("/") if part not in ("", ".")]
+        current = root
+        hops = 0
+        try:
+            while pending:
+                part = pending.pop(0)
+                if part == "..":
+                    # `current` is a real directory inside the root: its parent is the physical one.
+                    if current == root:
+                        return True, False
+                    current = os.path.dirname(current)
+                    continue
+                candidate = os.path.join(current, part)
+                info = os.lstat(candidate)
+                if not stat.S_ISLNK(info.st_mode):
+                    if pending and not stat.S_ISDIR(info.st_mode):
+                        return False, False
+                    current = candidate
+                    continue
+                hops += 1
+                if hops > self._MAX_SYMLINKS:
+                    return False, False
+                link = os.readlink(candidate)
+                if os.path.isabs(link):
+                    target = os.path.normpath(link)
+                    base = next((b for b in (root, str(self.root)) if _is_under(target, b)), None)
+                    if base is None:
+                        return True, False
+                    current = root
+                    link = os.path.relpath(target, base)
+                pending[:0] = [p for p in link.split(os.sep) if p not in ("", ".")]
+        except (OSError, ValueError):
+            return False, False
         return False, True
+
+
+def _is_under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[ValidationError]) -> None:
