@@ -12,6 +12,8 @@ import difflib
 import re
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# A message is one line: a newline in a file name or a value must not start a forged one.
+_UNSAFE_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -20,8 +22,9 @@ def _escape_char(match: re.Match[str]) -> str:
 
 
 def escape_text(text: str) -> str:
-    """`text` with control, line-separator and bidi-override characters shown as `\\xNN`/`\\uNNNN`."""
-    return _UNSAFE.sub(_escape_char, text)
+    """One line of `text` to print: control characters (the newline too), line separators and
+    bidi overrides shown as `\\xNN`/`\\uNNNN`. Only the tab is left as it is."""
+    return _UNSAFE_IN_LINE.sub(_escape_char, text)
 
 
 def escape_json(text: str) -> str:
