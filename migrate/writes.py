@@ -84,8 +84,8 @@ def _over(size: int, limit: int) -> str:
     return f"file is {size:,} bytes, over the {limit:,}-byte limit ({limit / (1024 * 1024):g} MiB): not read"
 
 
-def read_fixture(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of the regular file `path`, at most `limit` of them.
+def read_fixture(path: Path, *, limit: int | None = None) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (default `MAX_FILE_BYTES`).
 
     Raises `FixtureError`: `io` when it cannot be opened or read (gone, no
     permission), `not_regular` for a directory, pipe, socket or device (opened
@@ -93,6 +93,7 @@ def read_fixture(path: Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
     bytes (decided from its size before reading; a file that grows while it is
     read is cut off at `limit + 1` bytes and refused the same way).
     """
+    limit = MAX_FILE_BYTES if limit is None else limit
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
