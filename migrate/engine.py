@@ -21,7 +21,7 @@ from typing import Any
 from migrate import contract as c
 from migrate.adapter import Adapter, Context
 from migrate.compatibility import compatibility_violations
-from migrate.conservation import missing_leaves
+from migrate.conservation import filled_in_place, missing_leaves
 from migrate.errors import FixtureError, MappingError
 from migrate.formats import MAX_DEPTH, Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
@@ -228,7 +228,7 @@ class Engine:
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
             return result
         new_bytes = document.render(targets)
-        new_units = self._check(document, adapters, new_bytes, context)
+        new_units = self._check(document, adapters, targets, new_bytes, context)
         result.status = "changed"
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
@@ -240,6 +240,7 @@ class Engine:
         self,
         document: Document,
         adapters: list[Adapter | None],
+        targets: list[Node],
         new_bytes: bytes,
         context: Context,
     ) -> list[Any]:
@@ -256,6 +257,8 @@ class Engine:
             ) from None
         old_units = [unit.data for unit in document.units]
         missing = missing_leaves(old_units, new_units)
+        for target, old, new in zip(targets, old_units, new_units, strict=True):
+            missing -= filled_in_place(target, old, new)
         if missing:
             sample = ", ".join(repr(value) for (_, value) in list(missing)[:3])
             raise FixtureError(
