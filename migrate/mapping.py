@@ -64,8 +64,12 @@ class _Moves:
         self.entries.append((key, node, demanded))
 
 
-def _extensions_node(existing: Any, path: Path, moves: _Moves, where: str) -> Node | None:
-    """The `extensions` object at `path` after `moves` land in it; None when there is none."""
+def _extensions_node(source: Mapping[str, Any], path: Path, moves: _Moves, where: str) -> Node | None:
+    """The `extensions` object at `path` (a member of `source`) after `moves` land in it;
+    None when there is none. A null `extensions` cannot take members: when some must
+    land, the new object keeps the null under its own name, `extensions`."""
+    present = "extensions" in source
+    existing = source.get("extensions")
     if existing is not None and not isinstance(existing, dict):
         raise MappingError(
             f"{where}: `extensions` must be an object, found {type(existing).__name__}; "
@@ -74,10 +78,13 @@ def _extensions_node(existing: Any, path: Path, moves: _Moves, where: str) -> No
             path=path,
         )
     if not moves.entries:
-        return None if existing is None else Src(path)
+        return Src(path) if present else None
+    entries = moves.entries
+    if present and existing is None:
+        entries = [("extensions", Src(path), False), *entries]
     current: dict[str, Node] = {k: Src(path + (k,)) for k in (existing or {})}
     order = list(current)
-    for key, node, demanded in moves.entries:
+    for key, node, demanded in entries:
         if key in current and demanded:
             # The reference's view gives this key the moved value: the occupant steps aside.
             occupant = current.pop(key)
@@ -90,7 +97,7 @@ def _extensions_node(existing: Any, path: Path, moves: _Moves, where: str) -> No
             new_key = free_key(key, current)
             current[new_key] = node
             order.append(new_key)
-    return Obj([(k, current[k]) for k in order], origin=path if existing is not None else None)
+    return Obj([(k, current[k]) for k in order], origin=path if isinstance(existing, dict) else None)
 
 
 @dataclass(frozen=True)
@@ -289,7 +296,7 @@ class _Edit:
             if key not in self.renames and key not in self.consumed and key not in home:
                 self.consumed.add(key)
                 self.moves.add(key, Src(self.path + (key,)), demanded=key in c.EXTENSION_COPY_KEYS)
-        extensions = _extensions_node(source.get("extensions"), self.path + ("extensions",), self.moves, where)
+        extensions = _extensions_node(source, self.path + ("extensions",), self.moves, where)
         new_extensions = extensions is not None and "extensions" not in source
 
         members: list[tuple[str, Node]] = list(self.head)
