@@ -8,10 +8,12 @@ test (and its parameter id), so two test modules never share a snapshot file.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,3 +70,10 @@ def snapshot_diff(snapshot: Any) -> Any:
 def snapshot_text(snapshot: Any) -> Any:
     """Snapshot of command output, stored as a `.txt` file."""
     return snapshot.use_extension(TextSnapshot)
+
+
+# Hypothesis profiles: `ci` (the default) keeps the property tests to a few seconds;
+# `HYPOTHESIS_PROFILE=long python -m pytest tests/test_properties.py` runs a long search.
+settings.register_profile("ci", max_examples=40, deadline=None, print_blob=True)
+settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
