@@ -337,8 +337,10 @@ class Reader:
     def load(self, path: Path, *, last_duplicate_wins: bool = False) -> LoadedFile:
         """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
         key is read as the reference reads it (the last one wins) and the repeat is kept
-        in `duplicate`, so validation can report it beside the reference's errors."""
+        in `duplicate`, so validation can report it beside the reference's errors. A symlink
+        leading outside the repo root is refused, as `migrate` refuses it."""
         try:
+            resolve_target(path, self.engine.options.repo_root)
             document = read_document(path)
         except FixtureError as error:
             if error.code != "duplicate_key" or not last_duplicate_wins:

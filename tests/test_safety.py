@@ -546,3 +546,16 @@ def test_validate_reports_the_escape_with_its_own_reason_code(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert out.count("source_ref_outside_repo: source_ref leaves the repo root and is not looked up") == 2
+
+
+def test_read_only_commands_refuse_a_symlink_leading_outside_too(tmp_path, capsys):
+    from migrate.cli import main
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (tmp_path / "victim.json").write_bytes(LEGACY)
+    (root / "link.json").symlink_to(tmp_path / "victim.json")
+    for command in (["normalize"], ["validate"], ["detect"]):
+        code = main([*command, "--repo-root", str(root), str(root)])
+        err = capsys.readouterr().err
+        assert code == 2 and "link.json: error: refused: it is a symlink" in err and "[symlink_outside_repo]" in err
