@@ -15,6 +15,7 @@ import typer
 
 from migrate import __version__, commands
 from migrate.engine import Options, find_repo_root
+from migrate.parallel import default_jobs
 from migrate.report import Report
 
 app = typer.Typer(
@@ -61,6 +62,10 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="Name every file, also unchanged ones and non-fixtures.")
 ]
+Jobs = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the number of CPUs (small runs use one)."),
+]
 AsMigrated = Annotated[
     bool,
     typer.Option(
@@ -101,6 +106,7 @@ def migrate(
     diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs of the changes; write nothing.")] = False,
     repo_root: RepoRoot = None,
     skill: Skill = None,
+    jobs: Jobs = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -119,6 +125,7 @@ def migrate(
         commands.MigrateMode(diff=diff, check=check),
         out=sys.stdout,
         report=Report(quiet=quiet, verbose=verbose),
+        jobs=jobs or default_jobs(),
     )
     raise typer.Exit(code)
 

@@ -18,6 +18,7 @@ from migrate.diff import escape_json, escape_text, render_diff
 from migrate.engine import Engine, FileResult, LoadedFile, Options, Reader, iter_files, validation_errors
 from migrate.errors import FixtureError
 from migrate.formats import BOM
+from migrate.parallel import ordered_map
 from migrate.report import Report
 from migrate.validate import RefChecker
 
@@ -43,15 +44,45 @@ def _display(path: Path) -> str:
     return path.as_posix()
 
 
-def run_migrate(paths: Sequence[Path], options: Options, mode: MigrateMode, *, out: TextIO, report: Report) -> int:
-    """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors)."""
+_WORKER: tuple[Engine, MigrateMode] | None = None
+
+
+def _start_worker(options: Options, mode: MigrateMode) -> None:
+    global _WORKER
+    _WORKER = (Engine(options), mode)
+
+
+def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
+    """Plan one file in a worker: its result, and its diff when the mode shows diffs.
+
+    Only what the main process needs travels back: the new bytes only when writing.
+    """
+    path, error = item
+    if error is not None:
+        return FileResult(path, "error", error=error), ""
+    assert _WORKER is not None
+    engine, mode = _WORKER
+    result = engine.plan(path)
+    diff = ""
+    if result.status == "changed" and mode.diff:
+        assert result.old_bytes is not None and result.new_bytes is not None
+        new_name = _display(result.new_path or result.path)
+        diff = render_diff(_text(result.old_bytes), _text(result.new_bytes), _display(result.path), new_name)
+    if not mode.write:
+        result.old_bytes = result.new_bytes = None
+    return result, diff
+
+
+def run_migrate(
+    paths: Sequence[Path], options: Options, mode: MigrateMode, *, out: TextIO, report: Report, jobs: int = 1
+) -> int:
+    """Migrate every fixture under `paths` on up to `jobs` processes; returns the exit code
+    (0, 1 with `check`, 2 on errors). Output and writes happen in file order whatever `jobs`."""
     engine = Engine(options)
     cases = 0
-    for path, error in iter_files(paths):
-        if error is not None:
-            report.error(_display(path), error)
-            continue
-        result = engine.plan(path)
+    items = list(iter_files(paths))
+    for result, diff in ordered_map(_plan_one, items, jobs=jobs, initializer=_start_worker, initargs=(options, mode)):
+        path = result.path
         if result.status == "error":
             assert result.error is not None
             report.error(_display(path), result.error)
@@ -63,7 +94,8 @@ def run_migrate(paths: Sequence[Path], options: Options, mode: MigrateMode, *, o
             report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             cases += result.cases
-            _handle_change(engine, result, mode, out=out, report=report)
+            out.write(diff)
+            _handle_change(engine, result, mode, report=report)
     verb = "migrated" if mode.write else "would migrate"
     report.summary(
         [
@@ -77,14 +109,10 @@ def run_migrate(paths: Sequence[Path], options: Options, mode: MigrateMode, *, o
     return report.exit_code
 
 
-def _handle_change(engine: Engine, result: FileResult, mode: MigrateMode, *, out: TextIO, report: Report) -> None:
-    assert result.old_bytes is not None and result.new_bytes is not None
+def _handle_change(engine: Engine, result: FileResult, mode: MigrateMode, *, report: Report) -> None:
     shown = _display(result.path)
     if result.new_path is not None:
         shown += f" -> {_display(result.new_path)}"
-    if mode.diff:
-        old_name, new_name = _display(result.path), _display(result.new_path or result.path)
-        out.write(render_diff(_text(result.old_bytes), _text(result.new_bytes), old_name, new_name))
     if mode.check:
         report.found = True
     if mode.write:

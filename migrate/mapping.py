@@ -41,6 +41,9 @@ from migrate.plan import Arr, Node, Obj, Path, Src, Val
 FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
 """Canonical case members an adapter may fill where the reference leaves them empty."""
 
+_CASE_KEYS = frozenset(c.CASE_KEYS)
+_NO_EXTENSIONS: dict[str, Any] = {}
+
 
 def free_key(key: str, taken: Iterable[str]) -> str:
     """`key`, or the first `<key>__legacy`, `<key>__legacy_2`, ... not in `taken`."""
