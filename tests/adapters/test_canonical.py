@@ -190,3 +190,18 @@ def test_no_skill_or_case_number_is_added():
 @pytest.mark.parametrize("source", [pytest.param(STRAYS, id="stray-members"), pytest.param(LEGACY_NAMES, id="legacy")])
 def test_migrated_result_is_untouched(source):
     assert_untouched(migrate_sample(source).after)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="refused with 'would lose 1 value(s): {}': conservation counts an empty extensions object "
+    "that the migration fills as a lost leaf",
+)
+def test_stray_beside_empty_extensions():
+    source = (
+        '{"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "kite-flyer", "cases": '
+        '[{"id": "gust", "input": "Can I fly in gusts?", "extensions": {}, "must_find": "line tension"}]}\n'
+    )
+    case = orjson.loads(migrate_sample(source).after)["cases"][0]
+    assert case["extensions"] == {"must_find": "line tension"}

@@ -59,3 +59,22 @@ def test_expected_becomes_outcome():
     assert case["extensions"] == {"reviewer": "kai"}
     null_case = orjson.loads(migrate_sample(NULL_EXPECTED, PATH).after)["cases"][0]
     assert "expected_outcome" in null_case and null_case["expected_outcome"] is None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="refused with 'would lose 1 value(s): {}': conservation counts the file's empty extensions, "
+    "filled with migrated_from, as a lost leaf",
+)
+def test_file_level_empty_extensions():
+    source = """\
+{
+  "schema_version": "spec-first.skill-audit-eval-cases.v1",
+  "skill": "poem-audit",
+  "extensions": {},
+  "cases": [{"id": "sonnet", "input": "Audit a sonnet skill.", "expected": "Checks the volta."}]
+}
+"""
+    data = orjson.loads(migrate_sample(source, PATH).after)
+    assert data["extensions"] == {"migrated_from": "spec-first.skill-audit-eval-cases.v1"}

@@ -98,3 +98,18 @@ def test_skill_from_path_and_multiline_tags():
     after = migrate_sample(TABS_NO_SKILL, PATH).after
     assert orjson.loads(after)["skill"] == "bike-repair"
     assert '\t\t\t"coverage_tags": [\n\t\t\t\t"boundary",\n\t\t\t\t"near-neighbor"\n\t\t\t],\n' in after
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="refused with 'would lose 1 value(s): []': an empty query list makes no case and the adapter "
+    "drops the member with its []",
+)
+def test_empty_list_is_kept():
+    source = (
+        '{"schema_version": "yao.semantic-trigger-cases.v1", "skill": "bike-repair", '
+        '"should_trigger": ["True my wheel."], "near_neighbor": []}\n'
+    )
+    data = orjson.loads(migrate_sample(source, PATH).after)
+    assert [case["id"] for case in data["cases"]] == ["should-trigger-1"]
