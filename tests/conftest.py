@@ -39,23 +39,6 @@ class _MirroredText(SingleFileSnapshotExtension):
             data = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         return data.encode("utf-8")
 
-    # syrupy opens text snapshots with universal newlines, which reads a CRLF snapshot
-    # back as LF so it never matches: line endings are part of what a migration keeps.
-    def read_snapshot_data_from_location(self, *, snapshot_location: str, **kwargs: Any) -> str | None:
-        try:
-            with open(snapshot_location, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return None
-
-    @classmethod
-    def write_snapshot_collection(cls, *, snapshot_collection: Any, **kwargs: Any) -> None:
-        data = next(iter(snapshot_collection)).data
-        if not isinstance(data, str):
-            raise TypeError(f"a text snapshot must be a str, got {type(data).__name__}")
-        with open(snapshot_collection.location, "w", encoding="utf-8", newline="") as handle:
-            handle.write(data)
-
 
 class JsonSnapshot(_MirroredText):
     file_extension = "json"
