@@ -3,7 +3,8 @@
 trigger scorer (its `semantic_config.json` neighbour is not a fixture).
 
 The file lists queries, not cases, under `should_trigger`, `should_not_trigger` and
-`near_neighbor`; the reference makes no case of them. Each entry becomes a case:
+`near_neighbor`; the reference makes no case of them. Each entry becomes a case
+(an empty list, making none, goes under the file's `extensions` as it is):
 
 | list | id | expected_outcome | coverage_tags |
 |---|---|---|---|
@@ -76,7 +77,8 @@ class YaoTriggerAdapter:
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         payload = unit.data
-        lists = [key for key in payload if key in LISTS and isinstance(payload[key], list)]
+        # An empty list makes no case: it stays as it is, under the file's extensions.
+        lists = [key for key in payload if key in LISTS and isinstance(payload[key], list) and payload[key]]
         cases = [_case(key, n, entry) for key in lists for n, entry in enumerate(payload[key], start=1)]
         if not lists:
             return CaseMapper().map_file(payload, skill=context.skill_for(payload))

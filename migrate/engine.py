@@ -156,6 +156,10 @@ def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node 
     )
 
 
+def _shown_leaf(kind: str, value: Any) -> str:
+    return "an object" if value == "fillable" and kind == "object" else repr(value)
+
+
 def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
     checker = RefChecker(Path("."), check_exists=False)
     return {(e["reason_code"], e["id"]) for e in validate_cases(cases, checker)}
@@ -250,7 +254,7 @@ class Engine:
         old_units = [unit.data for unit in document.units]
         missing = missing_leaves(old_units, new_units)
         if missing:
-            sample = ", ".join(repr(value) for (_, value) in list(missing)[:3])
+            sample = ", ".join(_shown_leaf(kind, value) for kind, value in list(missing)[:3])
             raise FixtureError(
                 f"refused: the migration would lose {sum(missing.values())} value(s): {sample}", code="conservation"
             )

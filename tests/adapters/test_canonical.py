@@ -192,12 +192,6 @@ def test_migrated_result_is_untouched(source):
     assert_untouched(migrate_sample(source).after)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="refused with 'would lose 1 value(s): {}': conservation counts an empty extensions object "
-    "that the migration fills as a lost leaf",
-)
 def test_stray_beside_empty_extensions():
     source = (
         '{"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "kite-flyer", "cases": '

@@ -61,12 +61,6 @@ def test_expected_becomes_outcome():
     assert "expected_outcome" in null_case and null_case["expected_outcome"] is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="refused with 'would lose 1 value(s): {}': conservation counts the file's empty extensions, "
-    "filled with migrated_from, as a lost leaf",
-)
 def test_file_level_empty_extensions():
     source = """\
 {

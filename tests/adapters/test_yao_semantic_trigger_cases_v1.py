@@ -100,12 +100,6 @@ def test_skill_from_path_and_multiline_tags():
     assert '\t\t\t"coverage_tags": [\n\t\t\t\t"boundary",\n\t\t\t\t"near-neighbor"\n\t\t\t],\n' in after
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="refused with 'would lose 1 value(s): []': an empty query list makes no case and the adapter "
-    "drops the member with its []",
-)
 def test_empty_list_is_kept():
     source = (
         '{"schema_version": "yao.semantic-trigger-cases.v1", "skill": "bike-repair", '
