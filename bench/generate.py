@@ -83,7 +83,10 @@ FAMILIES: dict[str, tuple[str, str, Any, dict[str, Any]]] = {
     "spec_write_tasks_boundary_cases_v1": (
         "spec-first.spec-write-tasks-boundary-cases.v1",
         "cases",
-        lambda rng, i: {**_decision_case(rng, i, "expected_decision", "expected_next_action"), "dispatch_authorization": "missing"},
+        lambda rng, i: {
+            **_decision_case(rng, i, "expected_decision", "expected_next_action"),
+            "dispatch_authorization": "missing",
+        },
         {},
     ),
     "spec_write_tasks_failure_cases_v1": (
@@ -101,7 +104,12 @@ FAMILIES: dict[str, tuple[str, str, Any, dict[str, Any]]] = {
     "spec_write_tasks_expected_behavior_cases_v1": (
         "spec-first.spec-write-tasks-expected-behavior-cases.v1",
         "cases",
-        lambda rng, i: {"id": f"e-{i}", "input": _text(rng), "expected_decision": "compile", "expected_output": _text(rng)},
+        lambda rng, i: {
+            "id": f"e-{i}",
+            "input": _text(rng),
+            "expected_decision": "compile",
+            "expected_output": _text(rng),
+        },
         {},
     ),
     "spec_graph_bootstrap_boundary_cases_v1": (
@@ -113,7 +121,12 @@ FAMILIES: dict[str, tuple[str, str, Any, dict[str, Any]]] = {
     "spec_graph_bootstrap_expected_behavior_cases_v1": (
         "spec-first.spec-graph-bootstrap-expected-behavior-cases.v1",
         "cases",
-        lambda rng, i: {"id": f"g-{i}", "input": _text(rng), "expected_decision": "primary", "expected_output": _text(rng)},
+        lambda rng, i: {
+            "id": f"g-{i}",
+            "input": _text(rng),
+            "expected_decision": "primary",
+            "expected_output": _text(rng),
+        },
         {"_no_skill": True},
     ),
     "spec_graph_bootstrap_failure_cases_v1": (
@@ -185,7 +198,12 @@ FAMILIES: dict[str, tuple[str, str, Any, dict[str, Any]]] = {
     "spec_plan_output_quality_cases_v1": (
         "spec-first.spec-plan-output-quality-cases.v1",
         "cases",
-        lambda rng, i: {"id": f"p-{i}", "input": _text(rng), "baseline_risks": [_text(rng)], "expected_outcome": _text(rng)},
+        lambda rng, i: {
+            "id": f"p-{i}",
+            "input": _text(rng),
+            "baseline_risks": [_text(rng)],
+            "expected_outcome": _text(rng),
+        },
         {"coverage_tags": ["expected"]},
     ),
     "agent_native_architecture_eval_examples_v1": (

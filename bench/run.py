@@ -128,12 +128,18 @@ def main(argv: list[str] | None = None) -> int:
 
         base_check = baseline(check_files, work, args.repeat)
         ours_check = best_of([*cmd, "migrate", "--check", "--repo-root", str(check_root), str(check_root)], args.repeat)
-        results.append(Result(f"(a) migrate --check, {len(check_files)} files, 90% canonical", ours_check.wall, base_check.wall, 1.5))
+        results.append(
+            Result(
+                f"(a) migrate --check, {len(check_files)} files, 90% canonical", ours_check.wall, base_check.wall, 1.5
+            )
+        )
 
         base_diff = baseline(diff_files, work, args.repeat)
         diff_argv = [*cmd, "migrate", "--diff", "--repo-root", str(diff_root), str(diff_root)]
         ours_diff = best_of([*diff_argv, "--jobs", "1"], args.repeat)
-        results.append(Result(f"(b) migrate --diff, {len(diff_files)} legacy files", ours_diff.wall, base_diff.wall, 4.0))
+        results.append(
+            Result(f"(b) migrate --diff, {len(diff_files)} legacy files", ours_diff.wall, base_diff.wall, 4.0)
+        )
 
         ours_norm = best_of([*cmd, "normalize", "--repo-root", str(check_root), str(check_root)], args.repeat)
         results.append(Result(f"(c) normalize, {len(check_files)} files", ours_norm.wall, base_check.wall, 2.0))
@@ -145,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
 
         ours_one = best_of([*cmd, "migrate", "--check", "--repo-root", str(one_root), str(one_file)], args.repeat)
         results.append(
-            Result("(e) peak RSS of (a) vs a one-file run", ours_check.rss_kib / 1024, ours_one.rss_kib / 1024, 1.5, "MiB")
+            Result(
+                "(e) peak RSS of (a) vs a one-file run", ours_check.rss_kib / 1024, ours_one.rss_kib / 1024, 1.5, "MiB"
+            )
         )
 
         parallel = best_of([*diff_argv, "--jobs", str(args.jobs)], args.repeat)
@@ -154,7 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         same_output = parallel.out == ours_diff.out
 
-    print(f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
     print(f"{'scenario':<46} {'ours':>12} {'baseline':>12} {'ratio':>7}")
     for result in results:
         print(result.line())

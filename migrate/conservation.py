@@ -20,40 +20,52 @@ from collections import Counter
 from typing import Any
 
 Leaf = tuple[str, Any]
+"""A non-string leaf as `(kind, value)`; a string leaf is the string itself (no tuple
+can equal a string, and counting bare strings runs in C)."""
 
 _FILLABLE = ("object", "fillable")
 
 
-def leaves(data: Any) -> Counter[Leaf]:
+def leaves(data: Any) -> Counter[Leaf | str]:
     """The multiset of typed leaves of a parsed value (iterative: depth is not bounded by recursion)."""
-    found: Counter[Leaf] = Counter()
+    strings: list[str] = []
+    others: list[Leaf] = []
+    fillable = 0
     stack: list[tuple[Any, bool]] = [(data, False)]
+    pop = stack.pop
     while stack:
-        value, fillable = stack.pop()
-        if isinstance(value, dict):
-            if fillable:
-                found[_FILLABLE] += 1
+        value, in_place = pop()
+        kind = type(value)
+        if kind is str:
+            strings.append(value)
+        elif kind is dict:
+            if in_place:
+                fillable += 1
             elif not value:
-                found[("object", "{}")] += 1
-            stack.extend((item, key == "extensions") for key, item in value.items())
-        elif isinstance(value, list):
+                others.append(("object", "{}"))
+            stack.extend([(item, key == "extensions") for key, item in value.items()])
+        elif kind is list:
             if value:
-                stack.extend((item, True) for item in value)
+                stack.extend([(item, True) for item in value])
             else:
-                found[("array", "[]")] += 1
-        elif isinstance(value, bool) or value is None:
-            found[("literal", value)] += 1
-        elif isinstance(value, float):
-            found[("float", repr(value))] += 1
+                others.append(("array", "[]"))
+        elif value is None or kind is bool:
+            others.append(("literal", value))
+        elif kind is float:
+            others.append(("float", repr(value)))
         else:
-            found[(type(value).__name__, value)] += 1
+            others.append((kind.__name__, value))
+    found: Counter[Leaf | str] = Counter(strings)
+    found.update(others)
+    if fillable:
+        found[_FILLABLE] += fillable
     return found
 
 
-def missing_leaves(before: list[Any], after: list[Any]) -> Counter[Leaf]:
+def missing_leaves(before: list[Any], after: list[Any]) -> Counter[Leaf | str]:
     """The leaves of the `before` values that the `after` values lack (empty when conserved)."""
-    old = Counter[Leaf]()
-    new = Counter[Leaf]()
+    old: Counter[Leaf | str] = Counter()
+    new: Counter[Leaf | str] = Counter()
     for value in before:
         old.update(leaves(value))
     for value in after:

@@ -176,7 +176,9 @@ def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
     return codes
 
 
-def _grouped_opcodes(codes: list[tuple[str, int, int, int, int]], n: int) -> Iterator[list[tuple[str, int, int, int, int]]]:
+def _grouped_opcodes(
+    codes: list[tuple[str, int, int, int, int]], n: int
+) -> Iterator[list[tuple[str, int, int, int, int]]]:
     """Hunks of opcodes with `n` lines of context (as `SequenceMatcher.get_grouped_opcodes`)."""
     if not codes:
         return

@@ -49,7 +49,11 @@ def find_repo_root(start: Path) -> Path:
 
 def relative_source(path: Path, root: Path) -> str:
     """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
-    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
+    full = os.path.abspath(path)
+    base = os.path.abspath(root)
+    if full.startswith(base + os.sep):
+        return full[len(base) + 1 :].replace(os.sep, "/")
+    return Path(os.path.relpath(full, base)).as_posix()
 
 
 @dataclass
@@ -156,8 +160,11 @@ def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node 
     )
 
 
-def _shown_leaf(kind: str, value: Any) -> str:
-    return "an object" if value == "fillable" and kind == "object" else repr(value)
+def _shown_leaf(leaf: Any) -> str:
+    if isinstance(leaf, str):
+        return repr(leaf)
+    kind, value = leaf
+    return "an object" if (kind, value) == ("object", "fillable") else repr(value)
 
 
 def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
@@ -254,7 +261,7 @@ class Engine:
         old_units = [unit.data for unit in document.units]
         missing = missing_leaves(old_units, new_units)
         if missing:
-            sample = ", ".join(_shown_leaf(kind, value) for kind, value in list(missing)[:3])
+            sample = ", ".join(_shown_leaf(leaf) for leaf in list(missing)[:3])
             raise FixtureError(
                 f"refused: the migration would lose {sum(missing.values())} value(s): {sample}", code="conservation"
             )

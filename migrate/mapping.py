@@ -138,6 +138,14 @@ class CaseMapper:
         """
         if not isinstance(entry, dict):
             raise MappingError(f"case {index + 1} is {_kind(entry)}, not an object", code=c.CASE_NOT_OBJECT, path=path)
+        # Fast path: with every member at home no rule below applies (fills and the
+        # reference's other names are never canonical members), unless an id is owed.
+        if (
+            _CASE_KEYS.issuperset(entry)
+            and isinstance(entry.get("extensions", _NO_EXTENSIONS), dict)
+            and (not self.explicit_ids or c.is_non_empty_string(entry.get("id")))
+        ):
+            return Src(path)
         edit = _Edit(path)
 
         # id: written wherever the reference's id would not survive the migration as is.

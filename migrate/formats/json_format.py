@@ -22,37 +22,45 @@ from migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style
 from migrate.plan import Node, Src
 from migrate.plan import Path as NodePath
 
-_INT64_LIMIT = 9.2e18
+_DIGITS_TO_ZERO = bytes(48 if 48 <= b <= 57 else 120 for b in range(256))
+_LONG_RUN = b"0" * 19
+"""After mapping every digit to `0` and every other byte to `x`, a run of 19 zeros marks
+what may be an integer beyond 64 bits (or just digits in a string): a regex search for
+`[0-9]{19}` costs ten times more."""
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _count_keys(data: Any) -> tuple[int, bool]:
-    """`(keys, inexact)`: how many object keys `data` holds, and whether a float in it
-    may be an integer orjson could not hold exactly."""
+def _count_keys(data: Any) -> int:
+    """How many object keys `data` holds, all levels together."""
+    # orjson's compact output ends every key with `":` and writes a quote inside a
+    # string only as `\"`: without `\":` in it, counting `":` counts the keys, in C.
+    try:
+        dumped = orjson.dumps(data)
+    except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
+        dumped = b'\\":'
+    if b'\\":' not in dumped:
+        return dumped.count(b'":')
     keys = 0
-    inexact = False
     stack = [data]
-    pop, push = stack.pop, stack.extend
     while stack:
-        value = pop()
-        kind = type(value)
-        if kind is dict:
+        value = stack.pop()
+        if type(value) is dict:
             keys += len(value)
-            push(value.values())
-        elif kind is list:
-            push(value)
-        elif kind is float and not -_INT64_LIMIT < value < _INT64_LIMIT:
-            inexact = True
-    return keys, inexact
+            stack.extend(value.values())
+        elif type(value) is list:
+            stack.extend(value)
+    return keys
 
 
 def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refuse") -> Any:
     """The data of a JSON text (`body` without BOM; `text` its decoded form, if known).
 
     With `duplicates="last"` a repeated key is not an error and the last value wins.
+    Integers beyond 64 bits, which orjson reads as floats, are read exactly (the file
+    is parsed again by the standard library when a run of 19 digits appears in it).
 
     Raises `FixtureError`: `invalid_json` with line and column, `duplicate_key` with
     the place of the repeated key, `empty` for an empty or blank file.
@@ -68,16 +76,15 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
         if "depth limit" in message or "recursion" in message:
             message = "nesting deeper than 1024 levels"
         raise FixtureError(f"invalid JSON: {message}", code="invalid_json", line=exc.lineno, column=exc.colno) from None
-    keys, inexact = _count_keys(data)
-    if duplicates == "last":
-        return json.loads(body.decode("utf-8"), parse_constant=_reject_constant) if inexact else data
-    if inexact or body.count(b'":') != keys:
+    if _LONG_RUN in body.translate(_DIGITS_TO_ZERO):
         text = body.decode("utf-8") if text is None else text
-        if inexact:
-            data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant)
+    if duplicates == "last":
+        return data
+    if body.count(b'":') != _count_keys(data):
         # Fewer `":` than keys means spacing before colons; more means strings holding
         # `":` or a repeated key. Only a span parse can tell.
-        parse_spans(text)
+        parse_spans(body.decode("utf-8") if text is None else text)
     return data
 
 
