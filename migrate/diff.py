@@ -15,7 +15,6 @@ bidirectional overrides that can reorder what a reader sees) as escapes.
 
 from __future__ import annotations
 
-import difflib
 import re
 from bisect import bisect_left
 from collections import Counter
@@ -107,6 +106,8 @@ def _matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
         anchors = _unique_common(a, b, alo, ahi, blo, bhi) if alo < ahi and blo < bhi else []
         if not anchors:
             if alo < ahi and blo < bhi and (ahi - alo) * (bhi - blo) <= _GAP_LIMIT * _GAP_LIMIT // 16:
+                import difflib  # only for stretches with no unique line, which are rare
+
                 matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
                 blocks.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
             blocks.extend((i, j, 1) for i, j in tail)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,6 +310,8 @@ def write_atomic(path: Path, data: bytes, *, original: bytes | None, mode_from: 
     edited it meanwhile). A symlink is written through to its target. Raises
     `FixtureError` (code `io` or `changed_meanwhile`); the temporary file never stays.
     """
+    import tempfile  # only runs that write pay for it
+
     target = Path(os.path.realpath(path))
     try:
         mode = stat.S_IMODE(os.stat(mode_from).st_mode)

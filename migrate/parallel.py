@@ -9,10 +9,8 @@ where a pool's start-up would cost more than it saves.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -48,6 +46,10 @@ def ordered_map(
         initializer(*initargs)
         yield from map(function, items)
         return
+    # Imported here: a run that stays in one process never pays for them at start-up.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunksize = max(1, min(64, len(items) // (jobs * 8)))
