@@ -28,7 +28,7 @@ from migrate.formats import Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
-from migrate.validate import RefChecker, ValidationError, validate_cases
+from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 """Directory names a walk never enters, besides hidden ones (`.git`, `.venv`, ...)."""
@@ -73,7 +73,8 @@ class FileResult:
     `status` is one of "changed" (a migration is planned or was written),
     "unchanged", "not_fixture", "error". `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
-    `old_text`/`new_text` hold the decoded texts of a planned change.
+    `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
+    counts the cases of a changed file, `moved` the source values placed elsewhere.
     """
 
     path: Path
@@ -423,8 +424,6 @@ def validation_errors(
 ) -> tuple[list[ValidationError], list[tuple[Path, FixtureError]]]:
     """The validation errors of all `files` (duplicate ids across them), and the files'
     own errors (unreadable, bad syntax), in file order."""
-    from migrate.validate import CaseIdRegistry, make_error
-
     ids = CaseIdRegistry()
     errors: list[ValidationError] = []
     problems: list[tuple[Path, FixtureError]] = []
