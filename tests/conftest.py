@@ -34,6 +34,21 @@ class _MirroredText(SingleFileSnapshotExtension):
             return data
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
+    def read_snapshot_data_from_location(self, *, snapshot_location: str, **kwargs: Any) -> str | None:
+        # syrupy opens text snapshots with universal newlines, which would read a
+        # stored CRLF sample back as LF; line endings are part of what we snapshot.
+        try:
+            with open(snapshot_location, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return None
+
+    @classmethod
+    def write_snapshot_collection(cls, *, snapshot_collection: Any, **kwargs: Any) -> None:
+        data = next(iter(snapshot_collection)).data
+        with open(snapshot_collection.location, "w", encoding="utf-8", newline="") as handle:
+            handle.write(data)
+
 
 class JsonSnapshot(_MirroredText):
     file_extension = "json"
