@@ -289,6 +289,8 @@ def _annotate_validation(
     from migrate.locate import error_place
 
     for entry, origin in zip(errors, places, strict=True):
+        if entry["reason_code"] == c.DUPLICATE_KEY:
+            continue  # annotated already, as the file error it also is
         where = error_place(origin, entry)
         line, col = where if where is not None else (None, None)
         message = f"{entry.get('id') or '-'}: {entry['message']}"

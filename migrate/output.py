@@ -50,12 +50,12 @@ def write_diff(out: TextIO, diff: str, *, colour: bool | None = None) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    text = Text(no_wrap=True, end="")
+    text = Text(no_wrap=True)
     for line in diff.splitlines(keepends=True):
         style = next((style for prefix, style in _STYLES if line.startswith(prefix)), "")
         text.append(line, style=style)
     console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
-    console.print(text)
+    console.print(text, end="")
     out.flush()
 
 
