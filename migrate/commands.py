@@ -301,8 +301,7 @@ def _annotate_validation(
             continue
         name = skill.skill if skill.skill is not None else "(no skill)"
         message = (
-            f"skill {name} is not ready: no valid {' or '.join(skill.missing)} case; "
-            f"tag a valid case with {' and '.join(skill.missing)} in coverage_tags"
+            f"skill {name} is not ready: no valid {' or '.join(skill.missing)} case; {'; '.join(skill.next_steps())}"
         )
         first = skill.files[0] if skill.files else None
         out.write(output.annotation("error", message, file=first, line=1 if first else None, title="readiness"))

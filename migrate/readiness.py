@@ -126,6 +126,21 @@ class SkillReadiness:
     def ready(self) -> bool:
         return not self.missing
 
+    def next_steps(self) -> list[str]:
+        """What would make each missing required bucket covered, most direct first: fix the
+        cases tagged for it, tag the cases that count only by file name, or add a case."""
+        steps = []
+        for bucket in self.buckets:
+            if not bucket.required or bucket.covered:
+                continue
+            if bucket.invalid_cases:
+                steps.append(f"fix the validation errors of {_ids(bucket.invalid_cases)} (tagged {bucket.bucket})")
+            elif bucket.fallback_cases:
+                steps.append(f"add '{bucket.bucket}' to the coverage_tags of {_ids(bucket.fallback_cases)}")
+            else:
+                steps.append(f"add a valid case tagged '{bucket.bucket}'")
+        return steps
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "skill": self.skill,
@@ -181,7 +196,9 @@ def readiness_text(skills: list[SkillReadiness]) -> str:
     ]
     for skill in skills:
         name = skill.skill if skill.skill is not None else "(no skill)"
-        state = "ready" if skill.ready else f"NOT READY: no valid {' or '.join(skill.missing)} case"
+        state = "ready"
+        if not skill.ready:
+            state = f"NOT READY: no valid {' or '.join(skill.missing)} case; {'; '.join(skill.next_steps())}"
         lines.append(f"{name}: {state}")
         for bucket in skill.buckets:
             kind = "required" if bucket.required else "optional"

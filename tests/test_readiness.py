@@ -84,6 +84,16 @@ def test_missing_source_ref_counts_against_a_case_when_refs_are_checked(tmp_path
     assert case_has_bucket_coverage(case, "trigger", RefChecker(tmp_path))
 
 
+def test_next_steps_name_what_to_fix():
+    tagged_invalid = {**CASES["trigger"], "expected_outcome": ""}
+    payload = {"schema_version": V1, "skill": "demo", "source_refs": ["SKILL.md"], "cases": [tagged_invalid]}
+    (skill,) = readiness(normalize_payload(payload, source_file="skills/demo/evals/cases.json"), NO_REFS)
+    assert skill.next_steps() == [
+        "fix the validation errors of t (tagged trigger)",
+        "add a valid case tagged 'boundary'",
+    ]
+
+
 @pytest.mark.parametrize("missing", c.BUCKETS)
 def test_skill_without_one_bucket(missing):
     cases = [case for bucket, case in CASES.items() if bucket != missing]
@@ -166,5 +176,5 @@ def test_readiness_github(tmp_path, monkeypatch, capsys):
     assert run.code == 1
     assert run.out.splitlines()[-1] == (
         "::error file=skills/beta/evals/boundary-cases.json,line=1,title=readiness::skill beta is not ready: "
-        "no valid boundary case; tag a valid case with boundary in coverage_tags"
+        "no valid boundary case; add 'boundary' to the coverage_tags of legacy-b"
     )
