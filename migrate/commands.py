@@ -170,9 +170,11 @@ def _load_all(
     loaded = []
     files = list(iter_selected(paths, reader.engine.options))
     for path, error in report.track(files, "read"):
-        loaded.append(
-            LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
-        )
+        item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
+        loaded.append(item)
+        if item.error is None:
+            names = [adapter.name for adapter in item.adapters if adapter is not None]
+            report.note(f"{_display(path)}: {', '.join(names) if names else 'not a fixture'}")
     return loaded
 
 

@@ -105,6 +105,15 @@ def test_validate(fmt, tmp_path, monkeypatch, capsys, snapshot_text):
     assert f"# stdout\n{run.out}# stderr\n{run.err}" == snapshot_text
 
 
+def test_validate_verbose_names_every_file_quiet_only_errors(tmp_path, monkeypatch, capsys):
+    _tree(tmp_path)
+    verbose = run_cli(["validate", "-v", "skills"], tmp_path, monkeypatch, capsys)
+    assert "skills/demo-review/evals/package.json: not a fixture" in verbose.err.splitlines()
+    assert "skills/demo-review/evals/cases.json: canonical" in verbose.err.splitlines()
+    quiet = run_cli(["validate", "-q", "skills"], tmp_path, monkeypatch, capsys)
+    assert quiet.err.splitlines() == [line for line in verbose.err.splitlines() if ": error: " in line]
+
+
 def test_validate_github_places_the_member(tmp_path, monkeypatch, capsys):
     _tree(tmp_path)
     run = run_cli(
