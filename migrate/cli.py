@@ -38,6 +38,8 @@ class NormalizeFormat(StrEnum):
 
 
 class ReviewFormat(StrEnum):
+    """Output formats of the review-facing subcommands (`migrate.output`)."""
+
     text = "text"
     json = "json"
     github = "github"
@@ -103,7 +105,11 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 
 def _settings(ctx: typer.Context, command: str) -> Settings:
-    """The subcommand's options merged with the configuration (flags win); exits 2 on a bad one."""
+    """The subcommand's options merged with the configuration (flags win); exits 2 on a bad one.
+
+    The callbacks' parameters are read here, through `ctx.params`, with where each value
+    came from: only a flag the user typed overrides the configuration.
+    """
     params = {name: getattr(value, "value", value) for name, value in ctx.params.items()}
     given = {name for name in params if _given(ctx, name)}
     try:

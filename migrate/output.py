@@ -159,6 +159,7 @@ def error_record(error: FixtureError) -> dict[str, Any]:
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `2 files` (`many` for an irregular plural)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
