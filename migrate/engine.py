@@ -26,7 +26,7 @@ from migrate.conservation import missing_leaves
 from migrate.errors import FixtureError, MappingError
 from migrate.formats import Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
-from migrate.plan import Node, Src, count_moves, is_unchanged, materialize
+from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
 from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
 
@@ -74,7 +74,8 @@ class FileResult:
     "unchanged", "not_fixture", "error". `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
-    counts the cases of a changed file, `moved` the source values placed elsewhere.
+    counts the cases of a changed file, `moved` the source values placed elsewhere,
+    `to_extensions` per adapter the fields a change moves under `extensions`.
     """
 
     path: Path
@@ -86,6 +87,8 @@ class FileResult:
     new_bytes: bytes | None = None
     cases: int = 0
     moved: int = 0
+    first_changed_line: int = 1
+    to_extensions: dict[str, int] = field(default_factory=dict)
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
@@ -167,6 +170,16 @@ def _shown_leaf(leaf: Any) -> str:
     return "an object" if (kind, value) == ("object", "fillable") else repr(value)
 
 
+def first_changed_line(old: bytes, new: bytes) -> int:
+    """The 1-based line of `old` where a change to `new` begins (where every diff's first
+    hunk starts changing lines)."""
+    a, b = old.split(b"\n"), new.split(b"\n")
+    for index, (before, after) in enumerate(zip(a, b, strict=False)):
+        if before != after:
+            return index + 1
+    return min(len(a), len(b))
+
+
 def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
     checker = RefChecker(Path("."), check_exists=False)
     return {(e["reason_code"], e["id"]) for e in validate_cases(cases, checker)}
@@ -232,6 +245,9 @@ class Engine:
                 raise _place(error, document, index) from None
             targets.append(target)
             result.moved += count_moves(target)
+            moved_in = count_extension_moves(target)
+            if moved_in:
+                result.to_extensions[adapter.name] = result.to_extensions.get(adapter.name, 0) + moved_in
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
             return result
         new_bytes = document.render(targets)
@@ -239,6 +255,7 @@ class Engine:
         result.status = "changed"
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
+        result.first_changed_line = first_changed_line(document.raw, new_bytes)
         if document.output_path != path:
             result.new_path = document.output_path
         return result
@@ -383,10 +400,15 @@ class Reader:
             return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
         return LoadedFile(path, document, self.engine.detect(document))
 
-    def cases(self, loaded: LoadedFile, *, as_migrated: bool = False) -> list[NormalizedCase]:
+    def cases(
+        self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
+    ) -> list[NormalizedCase]:
         """The normalized cases of a loaded file: the reference's view of each payload,
         or with `as_migrated` (and for bare case lists, which the reference cannot read)
-        the view of its migration. Raises `FixtureError` for a mapping failure."""
+        the view of its migration. Raises `FixtureError` for a mapping failure.
+
+        With `origins`, one `CaseOrigin` per returned case is appended to it: where the
+        case is in the file (None for a case a migration makes from other data)."""
         assert loaded.document is not None
         context = self.engine.options.context(loaded.path)
         cases: list[NormalizedCase] = []
@@ -395,11 +417,14 @@ class Reader:
                 continue
             if as_migrated or unit.shape != "payload":
                 try:
-                    cases.extend(migrated_cases(unit, adapter, context))
+                    found = migrated_cases(unit, adapter, context)
                 except FixtureError as error:
                     raise _place(error, loaded.document, index) from None
             else:
-                cases.extend(reference_cases(unit, context))
+                found = reference_cases(unit, context)
+            cases.extend(found)
+            if origins is not None:
+                origins.extend(_case_origins(loaded, index, len(found)))
         return cases
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
@@ -419,11 +444,43 @@ class Reader:
         return found
 
 
+@dataclass(frozen=True)
+class CaseOrigin:
+    """Where a normalized case (or a validation error) comes from: the file, the unit of its
+    document and the payload path of the case (`("cases", 3)`; None where unknown)."""
+
+    file: LoadedFile
+    unit: int | None = None
+    case: tuple[str | int, ...] | None = None
+
+
+def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin]:
+    """The origins of the `count` cases normalized from unit `index`: the object entries of
+    its case list in order, when their number is `count`; else unknown."""
+    assert loaded.document is not None
+    data = loaded.document.units[index].data
+    if isinstance(data, list):
+        paths: list[tuple[str | int, ...]] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
+    else:
+        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+        entries = data[key] if key is not None else []
+        paths = [(key, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
+    if len(paths) != count:
+        return [CaseOrigin(loaded, index) for _ in range(count)]
+    return [CaseOrigin(loaded, index, path) for path in paths]
+
+
 def validation_errors(
-    reader: Reader, files: list[LoadedFile], refs: RefChecker, *, as_migrated: bool = False
+    reader: Reader,
+    files: list[LoadedFile],
+    refs: RefChecker,
+    *,
+    as_migrated: bool = False,
+    places: list[CaseOrigin] | None = None,
 ) -> tuple[list[ValidationError], list[tuple[Path, FixtureError]]]:
     """The validation errors of all `files` (duplicate ids across them), and the files'
-    own errors (unreadable, bad syntax), in file order."""
+    own errors (unreadable, bad syntax), in file order. With `places`, one `CaseOrigin`
+    per error is appended to it (the case the error is about, where known)."""
     ids = CaseIdRegistry()
     errors: list[ValidationError] = []
     problems: list[tuple[Path, FixtureError]] = []
@@ -437,14 +494,25 @@ def validation_errors(
             where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
             entry = {"source_file": source_file}
             errors.append(make_error(c.DUPLICATE_KEY, entry, loaded.duplicate.message, **where))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
+        origins: list[CaseOrigin] | None = [] if places is not None else None
         try:
-            cases = reader.cases(loaded, as_migrated=as_migrated)
+            cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
         except FixtureError as error:
             problems.append((loaded.path, error))
             continue
-        errors.extend(validate_cases(cases, refs, ids))
+        if places is None or origins is None:
+            errors.extend(validate_cases(cases, refs, ids))
+        else:
+            for case, origin in zip(cases, origins, strict=True):
+                found = validate_cases([case], refs, ids)
+                errors.extend(found)
+                places.extend([origin] * len(found))
         for number, where in reader.non_object_cases(loaded):
             extra = {"line": where[0], "column": where[1]} if where else {}
             entry = {"source_file": source_file, "id": None, "skill": None}
             errors.append(make_error(c.CASE_NOT_OBJECT, entry, f"case {number} is not an object", **extra))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
     return errors, problems
