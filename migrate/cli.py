@@ -206,6 +206,7 @@ def normalize(
         NormalizeFormat, typer.Option("--output-format", help="A JSON array, or one case per line.")
     ] = NormalizeFormat.json,
     as_migrated: AsMigrated = False,
+    jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
     quiet: Quiet = False,
@@ -229,6 +230,7 @@ def normalize(
         report=make_report(
             "text", out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
+        jobs=values["jobs"] or default_jobs(),
     )
     raise typer.Exit(code)
 

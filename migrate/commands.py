@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
 from migrate import contract as c
 from migrate import output
 from migrate.config import iter_selected
@@ -215,40 +217,96 @@ def _load_all(
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
-    return escape_json(json.dumps(value, ensure_ascii=False, indent=indent))
+    option = orjson.OPT_INDENT_2 if indent else 0
+    try:
+        text = orjson.dumps(value, option=option).decode("utf-8")
+    except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
+        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return escape_json(text)
+
+
+_READER: tuple[Reader, bool, str] | None = None
+
+
+def _start_reader(options: Options, as_migrated: bool, output_format: str) -> None:
+    global _READER
+    _READER = (Reader(Engine(options)), as_migrated, output_format)
+
+
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+    """Normalize one file (in a worker process when the run has several).
+
+    Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
+    `text` the file's cases already serialized (the members of a JSON array, or JSON
+    Lines), so only text travels back to the main process.
+    """
+    path, error = item
+    if error is not None:
+        return path, "error", error, "", 0
+    assert _READER is not None
+    reader, as_migrated, output_format = _READER
+    loaded = reader.load(path)
+    if loaded.error is not None:
+        return path, "error", loaded.error, "", 0
+    if not any(loaded.adapters):
+        return path, "not_fixture", None, "", 0
+    bad = reader.non_object_cases(loaded)
+    if bad:
+        number, where = bad[0]
+        line, column = where or (None, None)
+        problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
+        return path, "error", problem, "", 0
+    try:
+        cases = reader.cases(loaded, as_migrated=as_migrated)
+    except FixtureError as problem:
+        return path, "error", problem, "", 0
+    if not cases:
+        return path, "cases", None, "", 0
+    if output_format == "jsonl":
+        return path, "cases", None, "".join(dump_json(case, indent=None) + "\n" for case in cases), len(cases)
+    # The members of this file's array, indented as members of the one array printed.
+    return path, "cases", None, dump_json(cases)[2:-2], len(cases)
 
 
 def run_normalize(
-    paths: Sequence[Path], options: Options, *, output_format: str, as_migrated: bool, out: TextIO, report: Report
+    paths: Sequence[Path],
+    options: Options,
+    *,
+    output_format: str,
+    as_migrated: bool,
+    out: TextIO,
+    report: Report,
+    jobs: int = 1,
 ) -> int:
-    """Print the normalized cases of every fixture under `paths` as a JSON array or JSON Lines."""
-    reader = Reader(Engine(options))
-    cases: list[Any] = []
-    for loaded in _load_all(reader, paths, report):
-        if loaded.error is not None:
-            report.error(_display(loaded.path), loaded.error)
+    """Print the normalized cases of every fixture under `paths` as one JSON array (as the
+    reference prints it) or as JSON Lines, file by file as they are read (on up to `jobs`
+    processes, in file order), so memory does not grow with the number of files."""
+    files = list(iter_selected(paths, options))
+    results = ordered_map(
+        _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
+    )
+    written = 0
+    for _, (path, status, error, text, count) in zip(report.track(files, "normalize"), results, strict=True):
+        if status == "error":
+            assert error is not None
+            report.error(_display(path), error)
             continue
-        if not any(loaded.adapters):
+        if status == "not_fixture":
             report.count("not_fixture")
-            report.note(f"{_display(loaded.path)}: not a fixture, skipped")
+            report.note(f"{_display(path)}: not a fixture, skipped")
             continue
-        bad = reader.non_object_cases(loaded)
-        if bad:
-            number, where = bad[0]
-            line, column = where or (None, None)
-            report.error(
-                _display(loaded.path),
-                FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column),
-            )
+        report.note(f"{_display(path)}: {count} case(s)")
+        if not text:
             continue
-        try:
-            cases.extend(reader.cases(loaded, as_migrated=as_migrated))
-        except FixtureError as error:
-            report.error(_display(loaded.path), error)
-    if output_format == "jsonl":
-        out.write("".join(dump_json(case, indent=None) + "\n" for case in cases))
-    else:
-        out.write(dump_json(cases) + "\n")
+        if output_format == "jsonl":
+            out.write(text)
+        else:
+            out.write(("[\n" if not written else ",\n") + text)
+        written += 1
+    if output_format != "jsonl":
+        out.write("\n]\n" if written else "[]\n")
     return report.exit_code
 
 

@@ -63,7 +63,7 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
 
 COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
     "migrate": {"check": "bool", "diff": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
-    "normalize": {"as-migrated": "bool", "quiet": "bool", "verbose": "bool"},
+    "normalize": {"as-migrated": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
     "validate": {
         "no-ref-check": "bool",
         "as-migrated": "bool",

@@ -243,3 +243,15 @@ def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_jobs_give_the_same_output_as_one_process(capsys, tmp_path):
+    for n in range(70):
+        body = LEGACY if n % 3 else CANONICAL.replace('"id": "a"', f'"id": "a{n}"')
+        (tmp_path / f"f{n:02d}.json").write_text(body.replace("Greets", f"Greets {n}"))
+    for command in (["migrate", "--diff"], ["normalize"], ["normalize", "--output-format", "jsonl"]):
+        one = run(capsys, *command, "--jobs", "1", "--repo-root", str(tmp_path), str(tmp_path))
+        two = run(capsys, *command, "--jobs", "2", "--repo-root", str(tmp_path), str(tmp_path))
+        assert one[:2] == two[:2] and one[1]
+    cases = json.loads(run(capsys, "normalize", "--jobs", "2", "--repo-root", str(tmp_path), str(tmp_path))[1])
+    assert len(cases) == 70 and cases[1]["id"] == "greets-1"
