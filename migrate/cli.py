@@ -17,6 +17,7 @@ from migrate import __version__, commands
 from migrate.config import ConfigError, Settings, resolve
 from migrate.output import make_report
 from migrate.parallel import default_jobs
+from migrate.registry import RegistryError
 
 app = typer.Typer(
     name="fixture-migrate",
@@ -326,6 +327,94 @@ def detect(
     raise typer.Exit(code)
 
 
+class Authority(StrEnum):
+    source = "source"
+    historical = "historical"
+    advisory = "advisory"
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    sources: Annotated[
+        list[Path], typer.Argument(metavar="SRC...", help="Files written for another eval tool (never modified).")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", metavar="DEST", help="The canonical .json file to write (updated in place when it exists)."
+        ),
+    ],
+    from_: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="auto (detect from content, then file name), openai-evals, promptfoo, inspect, skill-creator, "
+            "deepeval, langsmith, or a plugin or pyproject.toml adapter name.",
+        ),
+    ] = "auto",
+    skill: Annotated[str | None, typer.Option("--skill", help="Skill of the imported cases.")] = None,
+    source_ref: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source-ref", metavar="PATH", help="Repo-relative path to cite each SRC by, one per SRC in order."
+        ),
+    ] = None,
+    source_ref_authority: Annotated[
+        Authority, typer.Option("--source-ref-authority", help="source_ref_authority of the file.")
+    ] = Authority.source,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", metavar="NAME=COLUMN", help="Read the format's field NAME from the record member COLUMN."
+        ),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if DEST would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the unified diff of DEST; write nothing.")] = False,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Import fixtures written for another eval tool as one canonical v1 file.
+
+    Every field of every record lands in DEST (core fields or `extensions`); importing
+    the same sources again gives the same bytes. Field-mapping adapters come from the
+    `[tool.fixture-migrate.adapters.NAME]` tables of the configuration.
+
+    \b
+    Examples:
+      fixture-migrate import evals/evals.json --out skills/demo/evals/imported.json
+      fixture-migrate import promptfooconfig.yaml --out skills/demo/evals/promptfoo.json --diff
+    """
+    from migrate.importing import ImportRequest, run_import
+
+    settings = _settings(ctx, "import")
+    fields: dict[str, str] = {}
+    for item in field or []:
+        name, sep, column = item.partition("=")
+        if not sep or not name.strip() or not column.strip():
+            raise typer.BadParameter(f"{item!r} is not NAME=COLUMN", param_hint="--field")
+        fields[name.strip()] = column.strip()
+    request = ImportRequest(
+        sources=sources,
+        dest=out,
+        repo_root=settings.options.repo_root,
+        fmt=from_,
+        skill=skill,
+        source_refs=source_ref or [],
+        authority=source_ref_authority.value,
+        fields=fields,
+        diff=diff,
+        check=check,
+        config_path=settings.config_path,
+    )
+    report = make_report(
+        "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
+    )
+    raise typer.Exit(run_import(request, out=sys.stdout, report=report))
+
+
 @app.command()
 def adapters() -> None:
     """List the registered adapters in detection order: name, kind, what it reads.
@@ -361,4 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         app(args=argv, prog_name="fixture-migrate")
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except RegistryError as exc:
+        print(f"fixture-migrate: error: {exc}", file=sys.stderr)
+        return 2
     return 0
