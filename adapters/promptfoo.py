@@ -191,7 +191,7 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     return assertion
 
 
-def test_from_csv_row(row: dict[str, str]) -> dict[str, Any]:
+def csv_row_to_test(row: dict[str, str]) -> dict[str, Any]:
     """The promptfoo test of one CSV row (`{column: cell}`), as `testCaseFromCsvRow` builds it."""
     variables: dict[str, Any] = {}
     asserts: list[dict[str, Any]] = []
@@ -308,11 +308,15 @@ class _Resolver:
             result["assert"] = self.assertions(base, test["assert"], at + ("assert",))
         return result
 
-    def assertions(self, base: Source, items: Any, at: PointerPath) -> Any:
+    def assertions(self, base: Source, items: Any, at: PointerPath, depth: int = 0) -> Any:
+        """An `assert` list with its file references resolved: a `file://` entry naming a
+        YAML/JSON list (or one assertion) is spliced in, its own values resolved in turn."""
         if isinstance(items, str) and items.startswith(FILE):
             items = [items]
         if not isinstance(items, list):
             return items
+        if depth > 10:
+            raise base.error("assertion files include each other more than 10 levels deep", "bad_ref", at)
         found: list[Any] = []
         for index, item in enumerate(items):
             where = at + (index,)
@@ -322,16 +326,19 @@ class _Resolver:
                     self.unresolved.append(item)
                     found.append(item)
                     continue
-                loaded = self.file(base, spec, where, what="assertions file").data
-                self.resolved.setdefault(item, loaded)
-                found.extend(loaded if isinstance(loaded, list) else [loaded])
+                loaded = self.file(base, spec, where, what="assertions file")
+                self.resolved.setdefault(item, loaded.data)
+                if isinstance(loaded.data, list):
+                    found.extend(self.assertions(loaded, loaded.data, (), depth + 1))
+                else:
+                    found.extend(self.assertions(loaded, [loaded.data], (), depth + 1))
             elif isinstance(item, dict):
                 resolved = dict(item)
                 value = item.get("value")
                 if isinstance(value, str) and value.startswith(FILE):
                     resolved["value"] = self.value(base, value, where + ("value",), "assertion value file")
                 if item.get("type") == "assert-set" and "assert" in item:
-                    resolved["assert"] = self.assertions(base, item["assert"], where + ("assert",))
+                    resolved["assert"] = self.assertions(base, item["assert"], where + ("assert",), depth)
                 found.append(resolved)
             else:
                 found.append(item)
@@ -523,7 +530,7 @@ class PromptfooAdapter(ExternalAdapter):
         before = len(resolver.unresolved)
         source = record.source
         if source.syntax == "csv":
-            derived = resolver.test(source, test_from_csv_row(raw), record.path)
+            derived = resolver.test(source, csv_row_to_test(raw), record.path)
         else:
             derived = resolver.test(source, raw, record.path)
         effective, inherited = _merge(defaults, derived)

@@ -6,12 +6,12 @@ list or CSV) whose records map field by field onto canonical cases:
 
 ```toml
 [tool.fixture-migrate.adapters.qa-sheet]
-summary = "QA spreadsheet exported as CSV"   # optional, shown in reports
+summary = "QA spreadsheet exported as CSV"   # optional: one line on the format
 records = "items"        # optional: the key of the list in a JSON/YAML object
 id = "qid"               # record field -> canonical field
 input = "question"       # required
 expected_outcome = "answer"
-coverage_tags = "tags"   # a string or a list of strings
+coverage_tags = "tags"   # a list, or a string of comma-separated tags
 boundary_note = "note"
 forbidden_signals = "must_not"
 tag = "qa-sheet"         # optional: the file-level coverage tag (default: the slug of NAME)
@@ -22,7 +22,8 @@ It is used with `fixture-migrate import --from NAME` only (never detected: any
 record file could fit a field list). Every unmapped field of a record goes under
 `extensions.<NAME with non-alphanumerics as _>`, verbatim; a mapped value that is
 transformed (a number id or outcome written as text, tags slugified, a lone string
-made a list) keeps its source value under `extensions.<namespace>.original`. A
+made a list, a comma list split) keeps its source value under
+`extensions.<namespace>.original`. Tags are slugified (`Billing` -> `billing`). A
 record without a mapped id gets `<tag>-<hash of the record>`. A NAME equal to a
 built-in or plugin adapter's is an error.
 """
@@ -135,7 +136,12 @@ class MappedAdapter(ExternalAdapter):
         keep("expected_outcome", expected)
 
         raw_tags = mapped("coverage_tags")
-        items = [] if raw_tags is ABSENT or raw_tags is None else raw_tags if isinstance(raw_tags, list) else [raw_tags]
+        if raw_tags is ABSENT or raw_tags is None:
+            items = []
+        elif isinstance(raw_tags, str):
+            items = raw_tags.split(",")  # a spreadsheet cell lists tags with commas
+        else:
+            items = raw_tags if isinstance(raw_tags, list) else [raw_tags]
         tags = [t for t in (slug_tag(item) for item in items) if t]
         keep("coverage_tags", tags or ABSENT)
 
