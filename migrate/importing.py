@@ -22,7 +22,9 @@ SRC... ─► migrate.sources (read: json · jsonl · yaml · csv; never written
   stay. When the data changed, DEST is edited in place with the JSON span writer
   (`migrate.formats.json_text`): unchanged members keep their text, cases are
   matched by id. `--diff` and `--check` behave as for `migrate`. DEST is owned by
-  the import: hand edits to it are replaced (and shown by `--diff`).
+  the import: hand edits to it are replaced (and shown by `--diff`); a file the
+  import did not write (no `extensions.import`, or another format's) is never
+  overwritten.
 """
 
 from __future__ import annotations
@@ -453,7 +455,9 @@ def render_new(payload: dict[str, Any]) -> bytes:
 def same_data(a: Any, b: Any) -> bool:
     """True when two parsed JSON values are equal with their types (`1`, `1.0` and `true` differ);
     member order is not compared."""
-    return canonical_json(a) == canonical_json(b)
+    # Python's `==` (in C) settles most comparisons; only values it finds equal are
+    # serialized, because it also finds `1`, `1.0` and `True` equal.
+    return a == b and canonical_json(a) == canonical_json(b)
 
 
 def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, note: Callable[[str], None]) -> bytes:
@@ -486,8 +490,26 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
     old = document.units[0].data
     if old.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
         raise _fail(dest, "--out exists and is not a canonical v1 file; not overwritten", "dest_not_canonical")
+    # Only a file an import wrote is replaced: a hand-written fixture at DEST would lose its cases.
+    extensions = old.get("extensions")
+    info = extensions.get("import") if isinstance(extensions, dict) else None
+    fmt = payload["extensions"]["import"]["format"]
+    if not isinstance(info, dict) or "format" not in info:
+        raise _fail(
+            dest,
+            "--out exists and was not written by `fixture-migrate import`; not overwritten (choose another --out)",
+            "dest_not_imported",
+        )
+    if info["format"] != fmt:
+        raise _fail(
+            dest, f"--out holds an import from {info['format']!s}, not {fmt}; not overwritten", "dest_other_format"
+        )
     if same_data(old, payload):
         return old_bytes
+    if old_bytes == render_new(old):
+        # DEST is in the layout an import writes: the edit in place gives exactly a fresh
+        # render (tests/test_importing.py pins this), without the span parse of the old text.
+        return render_new(payload)
     new_bytes = document.render([merge_target(payload, old)])
     try:
         kept = same_data(parse_json(new_bytes.removeprefix(b"\xef\xbb\xbf")), payload)

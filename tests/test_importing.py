@@ -95,13 +95,32 @@ def test_a_changed_source_updates_dest_in_place_keeping_its_layout(capsys, repo,
     assert same_data(json.loads(text), json.loads(fresh))
 
 
-def test_dest_that_is_not_canonical_is_never_overwritten(capsys, repo):
+@pytest.mark.parametrize(
+    "existing, message",
+    [
+        pytest.param('{"keep": "me"}\n', "not a canonical v1 file; not overwritten", id="not-canonical"),
+        pytest.param("[1, 2]\n", "not a fixture file", id="not-an-object"),
+        pytest.param(
+            json.dumps({"schema_version": c.CANONICAL_SCHEMA_VERSION, "skill": "math", "cases": []}),
+            "was not written by `fixture-migrate import`; not overwritten",
+            id="hand-written-canonical",
+        ),
+        pytest.param(
+            json.dumps(
+                {"schema_version": c.CANONICAL_SCHEMA_VERSION, "extensions": {"import": {"format": "promptfoo"}}}
+            ),
+            "holds an import from promptfoo, not openai-evals",
+            id="other-format",
+        ),
+    ],
+)
+def test_a_dest_the_import_did_not_write_is_never_overwritten(capsys, repo, existing, message):
     dest = repo / DEST
     dest.parent.mkdir(parents=True)
-    dest.write_text('{"keep": "me"}\n')
+    dest.write_text(existing)
     code, _, err = do_import(capsys, repo)
-    assert code == 2 and "not a canonical v1 file; not overwritten" in err
-    assert dest.read_text() == '{"keep": "me"}\n'
+    assert code == 2 and message in err
+    assert dest.read_text() == existing
 
 
 @pytest.mark.parametrize(
