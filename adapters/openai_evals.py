@@ -98,11 +98,9 @@ class OpenAIEvalsAdapter(ExternalAdapter):
 
     def sniff(self, source: Source) -> Sniff | None:
         if source.syntax == "yaml":
-            if _is_registry(source.data):
-                return Sniff("aux", "an OpenAI Evals registry entry")
-            return Sniff(miss="not an OpenAI Evals registry entry (no eval with a `class`)")
+            return Sniff("aux", "an OpenAI Evals registry entry") if _is_registry(source.data) else None
         if source.syntax != "jsonl":
-            return Sniff(miss="OpenAI Evals samples are JSON Lines")
+            return None
         records = source.data
         if all(isinstance(r, dict) and "sample" in r and "input" not in r for r in records):
             return Sniff(

@@ -24,7 +24,7 @@ nothing is an error: those tests cannot be imported.
 over the default vars; the default `assert` list first, then the test's own
 (none of the default's under `options.disableDefaultAsserts`); `options` and
 `metadata` merged key by key, the test's winning; `threshold`, `provider`,
-`prompts`, `providers` and other default members where the test has none.
+`providers`, `prompts` and `assertScoringFunction` where the test has none.
 
 **CSV** (promptfoo's `testCaseFromCsvRow`): plain columns are vars; `__expected`,
 `__expected<N>` cells are assertions (`type:value`, `not-type:value`,
@@ -126,6 +126,9 @@ TESTS_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
 RESERVED_COLUMNS = ("__expected", "__description", "__prefix", "__suffix", "__metric", "__threshold",
                     "__metadata", "__config:", "__providerOutput")  # fmt: skip
 FILE = "file://"
+INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
+"""`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
+as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
 
 
 def _is_code(spec: str) -> bool:
@@ -388,9 +391,9 @@ def _merge(defaults: dict[str, Any], test: dict[str, Any]) -> tuple[dict[str, An
             effective["assert"] = inherited + (own or [])
     else:
         inherited = []  # an `assert` that is not a list is kept as written, nothing merged into it
-    for key, value in defaults.items():
-        if key not in ("vars", "options", "metadata", "assert") and effective.get(key) is None:
-            effective[key] = value
+    for key in INHERITED:
+        if key in defaults and effective.get(key) is None:
+            effective[key] = defaults[key]
     return effective, len(inherited)
 
 

@@ -162,6 +162,8 @@ def detect_format(source: Source, adapters: Sequence[ImportAdapter]) -> tuple[Im
     Raises `SourceError`: `canonical`, `refused` (a look-alike), `ambiguous`, `unknown_format`.
     """
     _refuse_canonical(source)
+    if source.data in ([], {}):
+        raise source.error("no records: nothing to import", "empty")
     matches: list[tuple[ImportAdapter, Sniff]] = []
     refusals: list[tuple[ImportAdapter, Sniff]] = []
     misses: list[tuple[ImportAdapter, Sniff]] = []
@@ -579,6 +581,12 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     except ImportFailed as failure:
         for path, error in failure.errors:
             report.error(path.as_posix() if isinstance(path, Path) else path, error)
+        return report.exit_code
+    except RecursionError:
+        report.error(shown, FixtureError("nesting too deep to import", code="too_deep"))
+        return report.exit_code
+    except Exception as exc:  # noqa: BLE001 - a bug (a plugin's, say) is one line and exit 2, never a traceback
+        report.error(shown, FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal"))
         return report.exit_code
     if not plan.changed:
         report.count("unchanged")

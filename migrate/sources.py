@@ -314,6 +314,8 @@ def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = (exc.problem or exc.context or "invalid YAML").split("\n")[0]
+        if "single document" in (exc.context or ""):
+            problem = "the file holds more than one YAML document; an import reads one"
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
         code = "duplicate_key" if type(exc).__name__ == "DuplicateKeyError" else "invalid_yaml"
         raise FixtureError(f"invalid YAML: {problem}", code=code, line=line, column=column) from None

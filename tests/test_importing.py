@@ -457,6 +457,17 @@ def test_a_plugin_named_like_a_built_in_is_an_error(capsys, site, repo):
     assert "adapter plugin 'pf' of clashing-adapter is named 'promptfoo', like a built-in adapter" in err
 
 
+def test_a_plugin_bug_is_one_line_and_exit_2(capsys, site, tmp_path):
+    code = QUIZ_PLUGIN.replace("drafts = []", "drafts = [][5]")
+    install_distribution(site, "quiz-cards-adapter", "quiz_cards_plugin", code, "quiz = quiz_cards_plugin:QuizCards")
+    cards = tmp_path / "deck.json"
+    cards.write_text('{"cards": []}')
+    found, _, err = run(capsys, "import", cards, "--out", tmp_path / "o.json", "--skill", "x", "--repo-root", tmp_path)
+    assert found == 2
+    assert "error: internal error: IndexError: list index out of range [internal]" in err
+    assert "Traceback" not in err
+
+
 # --- simple local formats: pyproject.toml field mappings --------------------------------------
 
 PYPROJECT = """\
