@@ -50,7 +50,6 @@ registered under the entry-point group `fixture_migrate.adapters`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -226,6 +225,8 @@ def canonical_json(value: Any) -> bytes:
 
 def content_id(prefix: str, value: Any) -> str:
     """`<prefix>-<first 10 hex digits of SHA-256 of canonical_json(value)>`."""
+    import hashlib  # OpenSSL's start-up is paid by imports only, not by every `migrate` run
+
     return f"{prefix}-{hashlib.sha256(canonical_json(value)).hexdigest()[:10]}"
 
 
