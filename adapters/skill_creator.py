@@ -113,6 +113,8 @@ class SkillCreatorAdapter(ExternalAdapter):
             return Sniff(refusal="an `evals` list whose items have no `prompt` (a script-check list?): no case input")
         if _query_list(data) is not None:
             return Sniff("cases", "skill-creator trigger set")
+        if isinstance(data, dict) and data.get("queries") == []:
+            return Sniff(refusal="a trigger set with no queries: nothing to import")
         if _is_keyword_list(data):
             return Sniff(
                 refusal="a keyword trigger list (should_trigger/should_not_trigger strings, no `query` items): "

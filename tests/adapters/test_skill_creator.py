@@ -64,6 +64,7 @@ def test_conflicting_duplicate_queries_are_reported(tmp_path):
             {"should_trigger": ["xcode"], "should_not_trigger": ["cpu"]}, "keyword trigger list", id="keywords"
         ),
         pytest.param({"evals": [{"id": 1, "type": "script", "target": "a.sh"}]}, "no `prompt`", id="script-checks"),
+        pytest.param({"skill_name": "x", "queries": []}, "no queries", id="no-queries"),
     ],
 )
 def test_look_alikes_are_refused(tmp_path, payload, reason):
