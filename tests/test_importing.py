@@ -510,6 +510,28 @@ def test_a_pyproject_mapping_imports_a_local_format(capsys, tmp_path, snapshot_j
     assert code == 2 and "unknown_format" in err  # mappings are never detected, only named
 
 
+def test_mappings_come_from_the_configuration_file(capsys, tmp_path):
+    (tmp_path / "fixtures.toml").write_text(PYPROJECT)
+    (tmp_path / "qa.csv").write_text(QA_CSV)
+    code, _, err = run(
+        capsys,
+        "import",
+        tmp_path / "qa.csv",
+        "--from",
+        "qa-sheet",
+        "--out",
+        tmp_path / "o.json",
+        "--config",
+        tmp_path / "fixtures.toml",
+        "--repo-root",
+        tmp_path,
+        "--skill",
+        "x",
+    )
+    assert code == 0, err
+    assert json.loads((tmp_path / "o.json").read_text())["coverage_tags"] == ["qa-sheet"]
+
+
 @pytest.mark.parametrize(
     "table, message",
     [
