@@ -29,6 +29,14 @@ class _MirroredText(SingleFileSnapshotExtension):
         relative = Path(test_location.filepath).resolve().relative_to(TESTS)
         return str(SNAPSHOTS / relative.parent / test_location.basename)
 
+    def read_snapshot_data_from_location(self, *, snapshot_location: str, snapshot_name: str, session_id: str) -> Any:
+        # Read with newline="" so a CRLF sample's snapshot keeps its "\r\n" (text mode would make it "\n").
+        try:
+            with open(snapshot_location, encoding="utf-8", newline="") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            return None
+
     def serialize(self, data: Any, **kwargs: Any) -> str:
         if isinstance(data, str):
             return data
