@@ -44,7 +44,9 @@ class ValidateFormat(StrEnum):
 
 Paths = Annotated[
     list[Path] | None,
-    typer.Argument(help="Files or directories (walked for *.json and *.jsonl). Default: the current directory."),
+    typer.Argument(
+        help="Files or directories (walked for *.json, *.jsonl, *.yaml, *.yml and *.py). Default: the current directory."
+    ),
 ]
 RepoRoot = Annotated[
     Path | None,
@@ -56,6 +58,13 @@ RepoRoot = Annotated[
 ]
 Skill = Annotated[
     str | None, typer.Option("--skill", help="Skill for files that name none and are not under skills/<name>/.")
+]
+PyNames = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--py-name",
+        help="Name a bare list of case dicts in a Python module is a fixture under (repeatable). Default: CASES, FIXTURE.",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
 Verbose = Annotated[
@@ -70,8 +79,10 @@ AsMigrated = Annotated[
 ]
 
 
-def _options(repo_root: Path | None, skill: str | None) -> Options:
+def _options(repo_root: Path | None, skill: str | None, py_names: list[str] | None = None) -> Options:
     root = repo_root.resolve() if repo_root is not None else find_repo_root(Path.cwd())
+    if py_names:
+        return Options(repo_root=root, skill=skill, py_names=tuple(py_names))
     return Options(repo_root=root, skill=skill)
 
 
@@ -101,6 +112,7 @@ def migrate(
     diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs of the changes; write nothing.")] = False,
     repo_root: RepoRoot = None,
     skill: Skill = None,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -115,7 +127,7 @@ def migrate(
     """
     code = commands.run_migrate(
         _paths(paths),
-        _options(repo_root, skill),
+        _options(repo_root, skill, py_name),
         commands.MigrateMode(diff=diff, check=check),
         out=sys.stdout,
         report=Report(quiet=quiet, verbose=verbose),
@@ -132,6 +144,7 @@ def normalize(
         NormalizeFormat, typer.Option("--output-format", help="A JSON array, or one case per line.")
     ] = NormalizeFormat.json,
     as_migrated: AsMigrated = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -141,7 +154,7 @@ def normalize(
     """
     code = commands.run_normalize(
         _paths(paths),
-        _options(repo_root, skill),
+        _options(repo_root, skill, py_name),
         output_format=output_format.value,
         as_migrated=as_migrated,
         out=sys.stdout,
@@ -162,6 +175,7 @@ def validate(
         ValidateFormat, typer.Option("--output-format", help="Text lines, or a JSON array of error objects.")
     ] = ValidateFormat.text,
     as_migrated: AsMigrated = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -174,7 +188,7 @@ def validate(
     """
     code = commands.run_validate(
         _paths(paths),
-        _options(repo_root, skill),
+        _options(repo_root, skill, py_name),
         check_refs=not no_ref_check,
         output_format=output_format.value,
         as_migrated=as_migrated,
@@ -185,12 +199,13 @@ def validate(
 
 
 @app.command()
-def detect(paths: Paths = None, repo_root: RepoRoot = None) -> None:
+def detect(paths: Paths = None, repo_root: RepoRoot = None, py_name: PyNames = None) -> None:
     """Say which adapter claims each file: an adapter name, canonical, or not a fixture.
 
     Example: fixture-migrate detect skills/spec-write-tasks/evals
     """
-    raise typer.Exit(commands.run_detect(_paths(paths), _options(repo_root, None), out=sys.stdout, report=Report()))
+    options = _options(repo_root, None, py_name)
+    raise typer.Exit(commands.run_detect(_paths(paths), options, out=sys.stdout, report=Report()))
 
 
 @app.command()

@@ -188,6 +188,8 @@ def run_detect(paths: Sequence[Path], options: Options, *, out: TextIO, report: 
             report.error(_display(loaded.path), loaded.error)
             continue
         assert loaded.document is not None
+        if not loaded.document.units:  # a YAML stream or Python module with no payload in it
+            out.write(escape_text(f"{_display(loaded.path)}: not a fixture") + "\n")
         for unit, adapter in zip(loaded.document.units, loaded.adapters, strict=True):
             where = _display(loaded.path) + (f" [{unit.label}]" if unit.label else "")
             if adapter is None:
