@@ -56,6 +56,7 @@ from migrate.formats.yaml_text import (
     YNode,
     column,
     detect_style,
+    line_start,
     plain_value,
     tagged_value,
     tail_end,
@@ -414,7 +415,10 @@ class YamlDocument(Document):
             root = doc.root
             assert root is not None
             writer = YamlWriter(self.text, root, self.style)
-            edits.append((root.cstart, root.end, writer.render_root(target)))
+            start = root.cstart
+            if root.kind == SEQ and not self.text[line_start(self.text, start) : start].strip():
+                start = line_start(self.text, start)  # a list becoming a mapping starts its line anew
+            edits.append((start, root.end, writer.render_root(target)))
         if not edits:
             return self.raw
         text = self.text

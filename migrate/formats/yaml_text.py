@@ -400,7 +400,7 @@ class YamlWriter:
         self.text = text
         self.root = root
         self.style = style
-        self.pending: list[str] = []
+        self.pending: list[tuple[str, bool]] = []  # comments waiting for a line: (text, is a line-end comment)
         self._flow_indent: tuple[str, str] | None = None  # (line indent, unit) inside a multi-line flow collection
         self.owners = CommentOwners(Src(()))
 
@@ -448,7 +448,7 @@ class YamlWriter:
             text = self._edit_block(target, root, 0)
         if self.pending:
             raise self._error(
-                f"cannot keep the comment {self.pending[0]!r} of a member moved into a flow collection",
+                f"cannot keep the comment {self.pending[0][0].strip()!r} of a member moved into a flow collection",
                 root.cstart,
                 code="yaml_comment",
             )
@@ -589,8 +589,7 @@ class YamlWriter:
         """`child` inside a new flow collection; a moved member's comments wait in `pending`
         for the nearest block member to write them above itself."""
         if isinstance(child, Src):
-            lead, tail = self._carry(child.path, owner)
-            self.pending.extend(comment_lines(lead + tail))
+            self._park(*self._carry(child.path, owner))
         return self.value(child, owner, "key" if key is not None else "item", True, key).text
 
     def _is_scalar(self, node: Node) -> bool:
@@ -636,11 +635,27 @@ class YamlWriter:
             return " " * (value.col - col - 1) + value.text
         return " " + value.text if value.text else ""
 
+    def _park(self, lead: str, tail: str) -> None:
+        """Keep the comments of a member moved where no comment can go (inside a flow
+        collection) for the nearest block member to write."""
+        self.pending.extend((comment, False) for comment in comment_lines(lead))
+        if "\n" in tail:
+            self.pending.extend((comment, False) for comment in comment_lines(tail))
+        elif tail.strip():
+            self.pending.append((tail, True))
+
     def _with_orphans(self, piece: _Piece, mark: int, col: int) -> _Piece:
-        """`piece` with the comments its value could not hold (moved into flow) as lead lines."""
-        if len(self.pending) > mark:
-            piece.lead += "".join(" " * col + comment + "\n" for comment in self.pending[mark:])
-            del self.pending[mark:]
+        """`piece` with the comments its value could not hold (moved into flow): a single
+        line-end comment stays at the end of a one-line piece, others go above it."""
+        waiting = self.pending[mark:]
+        if not waiting:
+            return piece
+        del self.pending[mark:]
+        tails = [text for text, is_tail in waiting if is_tail]
+        if len(tails) == 1 and "\n" not in piece.body and "#" not in piece.body:
+            piece.body += tails[0]
+            waiting = [(text, is_tail) for text, is_tail in waiting if not is_tail]
+        piece.lead += "".join(" " * col + text.strip() + "\n" for text, _ in waiting)
         return piece
 
     def _new_member(self, key: str, child: Node, col: int) -> _Piece:
@@ -868,7 +883,7 @@ class YamlWriter:
             self._flow_indent = saved
             body = (self.key_text(key, flow=True) + ": " if key is not None else "") + rendered
             if not layout.multiline and (lead or tail):
-                self.pending.extend(comment_lines(lead + tail))
+                self._park(lead, tail)
                 lead, tail = "", ""
             pieces.append(Piece(body, None, lead, tail))
         open_, close = ("{", "}") if node.kind == MAP else ("[", "]")
