@@ -200,6 +200,8 @@ def render_layout(
         if j == 0:
             if piece.source == 0:
                 out.append(layout.gaps[0][len(layout.head) :])
+            elif count and "\n" not in layout.gaps[0] and not piece.lead:
+                out.append(layout.gaps[0])  # a hanging layout: the first element sits by the bracket
             else:
                 out.append(newline + piece.lead + indent)
         else:
@@ -221,14 +223,21 @@ def render_layout(
 
 
 class CommentOwners:
-    """Which place of a source member keeps its comments when a target tree uses it twice
-    (the reference's `intent` is both `input` and `extensions.intent`, say): the place
-    where it stays, else a place under its own name, else the first. Writers call
-    `owns(path)` once per placed `Src`, in the order they write them (the target's order).
+    """Where the comments of source members go in a target tree.
+
+    A source member used twice (the reference's `intent` is both `input` and
+    `extensions.intent`, say) keeps its comments at one place: where it stays, else
+    a place under its own name, else the first. A source member that is not placed
+    at all because the target rebuilds it from its parts (a trigger query that
+    becomes a case) hands its own comments to the first of its parts that is placed.
+    Writers call `owns(path)` once per placed `Src`, in the target's order, then read
+    `adopted`: the source paths whose comments that place also writes, outermost first.
     """
 
     def __init__(self, target: Node) -> None:
         places: dict[Path, list[tuple[bool, bool]]] = defaultdict(list)
+        referenced: set[Path] = set()
+        order: list[Path] = []
         stack: list[tuple[Node, Path | None, str | int | None]] = [(target, None, None)]
         while stack:
             node, origin, key = stack.pop()
@@ -236,9 +245,15 @@ class CommentOwners:
                 path = node.path
                 kept = origin is not None and len(path) == len(origin) + 1 and path[:-1] == origin
                 places[path].append((kept, bool(path) and path[-1] == key))
+                referenced.add(path)
+                order.append(path)
             elif isinstance(node, Obj):
+                if node.origin is not None:
+                    referenced.add(node.origin)
                 stack.extend((child, node.origin, k) for k, child in reversed(node.members))
             elif isinstance(node, Arr):
+                if node.origin is not None:
+                    referenced.add(node.origin)
                 stack.extend((child, node.origin, i) for i, child in reversed(list(enumerate(node.items))))
         self.owner: dict[Path, int] = {}
         for path, found in places.items():
@@ -246,15 +261,31 @@ class CommentOwners:
             if choice is None:
                 choice = next((i for i, (_, same) in enumerate(found) if same), 0)
             self.owner[path] = choice
+        self._adopts: dict[tuple[Path, int], list[Path]] = {}
+        claimed: set[Path] = set()
+        counts: Counter[Path] = Counter()
+        for path in order:
+            heirs = []
+            for cut in range(1, len(path)):
+                prefix = path[:cut]
+                if prefix not in referenced and prefix not in claimed:
+                    claimed.add(prefix)
+                    heirs.append(prefix)
+            if heirs:
+                self._adopts[(path, counts[path])] = heirs
+            counts[path] += 1
         self.seen: Counter[Path] = Counter()
+        self.adopted: list[Path] = []
 
     def peek(self, path: Path) -> bool:
         """Whether the next place of `path` keeps its comments (without counting it)."""
         return self.owner.get(path, 0) == self.seen[path]
 
     def owns(self, path: Path) -> bool:
-        """Whether this place of `path` keeps its comments; counts the place."""
+        """Whether this place of `path` keeps its comments; counts the place and sets
+        `adopted` to the unplaced source members whose comments it also writes."""
         mine = self.peek(path)
+        self.adopted = self._adopts.get((path, self.seen[path]), [])
         self.seen[path] += 1
         return mine
 

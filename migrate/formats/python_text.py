@@ -114,13 +114,16 @@ def python_scalar(value: Any, quote: str) -> str:
 @dataclass(frozen=True)
 class PyStyle:
     """How a literal writes what the writer adds: `quote`, the indent `unit`, whether
-    multi-line collections end with a `trailing_comma`, and whether new lists of
-    scalars are written on one line (`inline_lists`)."""
+    multi-line collections end with a `trailing_comma`, whether new lists of scalars
+    are written on one line (`inline_lists`), and whether multi-line collections hang
+    from their bracket (`hanging`: the first element beside it, the others aligned
+    under it, as `pprint` writes them)."""
 
     quote: str = '"'
     unit: str = "    "
     trailing_comma: bool = True
     inline_lists: bool = True
+    hanging: bool = False
 
 
 def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> PyStyle:
@@ -129,6 +132,7 @@ def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> P
     units: Counter[str] = Counter()
     commas: Counter[bool] = Counter()
     inline: Counter[bool] = Counter()
+    hanging: Counter[bool] = Counter()
     for root in roots:
         for node in walk(root):
             if node.kind == SCALAR:
@@ -142,8 +146,10 @@ def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> P
                 continue
             scalars = all(child.kind == SCALAR for child in node.children)
             if layout.multiline:
+                hangs = "\n" not in layout.gaps[0]
+                hanging[hangs] += 1
                 base = line_indent(text, node.lb)
-                if layout.indent.startswith(base) and len(layout.indent) > len(base):
+                if not hangs and layout.indent.startswith(base) and len(layout.indent) > len(base):
                     units[layout.indent[len(base) :]] += 1
                 commas[layout.trailing_comma] += 1
             if scalars and node.kind == LIST:
@@ -153,6 +159,7 @@ def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> P
         unit=units.most_common(1)[0][0] if units else "    ",
         trailing_comma=commas[True] >= commas[False],
         inline_lists=inline[True] >= inline[False],
+        hanging=hanging[True] > hanging[False],
     )
 
 
@@ -178,7 +185,7 @@ class PythonWriter:
         self.layouts = layouts
         self.protected = protected
         self._protected_starts = [start for start, _ in protected]
-        self.pending: list[str] = []
+        self.pending: list[tuple[str, bool]] = []  # comments waiting for a line: (text, is a line-end comment)
         self.owners = CommentOwners(Src(()))
 
     def layout(self, node: PNode) -> Layout:
@@ -212,7 +219,8 @@ class PythonWriter:
         text += self.text[self.root.rb + 1 : self.root.end]
         if self.pending:
             raise FixtureError(
-                f"refused: the comment {self.pending[0]!r} of a moved member has no line to go on", code="py_comment"
+                f"refused: the comment {self.pending[0][0].strip()!r} of a moved member has no line to go on",
+                code="py_comment",
             )
         return text
 
@@ -254,25 +262,25 @@ class PythonWriter:
 
     # -- values at a new place ---------------------------------------------------------
 
-    def value(self, child: Node, indent: str, inline: bool, key: str | None) -> str:
+    def value(self, child: Node, indent: str, inline: bool, key: str | None, column: int | None = None) -> str:
         """`child` written where a line starts with `indent` (`inline`: inside a one-line
-        collection)."""
+        collection), starting at `column` where known."""
         if isinstance(child, Src):
             node = self.locate(child.path)[0]
             return self._reindent(node.start, node.end, len(indent) - len(line_indent(self.text, node.start)))
         if isinstance(child, Val):
             value = child.value
             if isinstance(value, dict):
-                return self._fresh(Obj([(k, Val(v)) for k, v in value.items()]), indent, inline, key)
+                return self._fresh(Obj([(k, Val(v)) for k, v in value.items()]), indent, inline, key, column)
             if isinstance(value, list):
-                return self._fresh(Arr([Val(v) for v in value]), indent, inline, key)
+                return self._fresh(Arr([Val(v) for v in value]), indent, inline, key, column)
             return python_scalar(value, self.style.quote)
         if child.origin is not None:
             node = self.locate(child.origin)[0]
             edited = self.text[node.start : node.lb] + self._edit(child, node) + self.text[node.rb + 1 : node.end]
             delta = len(indent) - len(line_indent(self.text, node.start))
             return _shift(edited, delta) if delta else edited
-        return self._fresh(child, indent, inline, key)
+        return self._fresh(child, indent, inline, key, column)
 
     def _is_scalar(self, node: Node) -> bool:
         if isinstance(node, Val):
@@ -281,7 +289,7 @@ class PythonWriter:
             return self.locate(node.path)[0].kind == SCALAR
         return False
 
-    def _fresh(self, target: Obj | Arr, indent: str, inline: bool, key: str | None) -> str:
+    def _fresh(self, target: Obj | Arr, indent: str, inline: bool, key: str | None, column: int | None = None) -> str:
         """A new collection: on one line inside a one-line collection (and for short lists
         of scalars where the literal writes them so), else one element a line."""
         is_obj = isinstance(target, Obj)
@@ -297,23 +305,45 @@ class PythonWriter:
             parts = []
             for name, child in entries:
                 if isinstance(child, Src):
-                    lead, tail = self._carry(child.path, indent)
-                    self.pending.extend(comment_lines(lead + tail))
+                    self._park(*self._carry(child.path, indent))
                 rendered = self.value(child, indent, True, name)
                 parts.append((self.key_text(name) + ": " if name is not None else "") + rendered)
             return open_ + ", ".join(parts) + close
+        if self.style.hanging and column is not None:
+            return self._hanging(entries, open_, close, column)
         inner = indent + self.style.unit
         lines = []
         for j, (name, child) in enumerate(entries):
             mark = len(self.pending)
             lead, tail = self._carry(child.path, inner) if isinstance(child, Src) else ("", "")
             body = self._member_body(name, child, inner)
-            lead += "".join(inner + comment + "\n" for comment in self.pending[mark:])
-            del self.pending[mark:]
+            lead, tail = self._settle(mark, lead, tail, body, inner)
             last = j == len(entries) - 1
             comma = "," if not last or self.style.trailing_comma else ""
             lines.append(lead + inner + body + comma + tail)
         return open_ + "\n" + "\n".join(lines) + "\n" + indent + close
+
+    def _hanging(self, entries: list[tuple[str | None, Node]], open_: str, close: str, column: int) -> str:
+        """A new collection hanging from its bracket at `column`, as `pprint` lays it out."""
+        inner = " " * (column + 1)
+        lines = []
+        for name, child in entries:
+            mark = len(self.pending)
+            lead, tail = self._carry(child.path, inner) if isinstance(child, Src) else ("", "")
+            body = self._member_body(name, child, inner)
+            lead, tail = self._settle(mark, lead, tail, body, inner)
+            lines.append((lead, body, tail))
+        if lines[-1][2]:  # the bracket closes the last line: its comment goes above it
+            lead, body, tail = lines[-1]
+            lines[-1] = (lead + inner + tail.strip() + "\n", body, "")
+        out = open_
+        for j, (lead, body, _) in enumerate(lines):
+            if j:
+                out += "," + lines[j - 1][2] + "\n" + lead + inner
+            elif lead:
+                out += "\n" + lead + inner
+            out += body
+        return out + close
 
     def _member_body(self, name: str | None, child: Node, indent: str) -> str:
         """A new element's text: `key: value` (a moved member keeps its own key text and
@@ -324,25 +354,69 @@ class PythonWriter:
                 knode = parent.knodes[index]
                 delta = len(indent) - len(line_indent(self.text, knode.start))
                 return self._reindent(knode.start, node.end, delta)
-        rendered = self.value(child, indent, False, name)
-        return (self.key_text(name) + ": " if name is not None else "") + rendered
+        head = self.key_text(name) + ": " if name is not None else ""
+        rendered = self.value(child, indent, False, name, len(indent) + len(head))
+        return head + rendered
 
     def _carry(self, path: Path, indent: str) -> tuple[str, str]:
         """`(lead, tail)`: the comments of the source element at `path`, for a place at
-        `indent`, when this place keeps them."""
-        if not self.owners.owns(path):
-            return "", ""
+        `indent`, when this place keeps them (and those of the unplaced elements it
+        stands in for, as lines above it)."""
+        owns = self.owners.owns(path)
+        adopted = "".join(
+            indent + line + "\n" for heir in self.owners.adopted for line in comment_lines(self._own_comments(heir))
+        )
+        if not owns:
+            return adopted, ""
         _, parent, index = self.locate(path)
         if parent is None or index is None:
-            return "", ""
+            return adopted, ""
         layout = self.layout(parent)
         if not layout.multiline:
-            return "", ""
+            return adopted, ""
         lead = "".join(
             indent + line.lstrip(" \t") if line.strip() else line
             for line in layout.leads[index].splitlines(keepends=True)
         )
-        return lead, layout.tails[index]
+        return adopted + lead, layout.tails[index]
+
+    def _park(self, lead: str, tail: str) -> None:
+        """Keep the comments of an element moved into a one-line collection for the
+        nearest element on a line of its own to write."""
+        self.pending.extend((comment, False) for comment in comment_lines(lead))
+        if tail.strip():
+            self.pending.append((tail, True))
+
+    def _settle(self, mark: int, lead: str, tail: str, body: str, indent: str) -> tuple[str, str]:
+        """`(lead, tail)` of an element on a line of its own, with the comments its value
+        could not hold: a single line-end comment stays at the end of a one-line element,
+        others go above it."""
+        waiting = self.pending[mark:]
+        if not waiting:
+            return lead, tail
+        del self.pending[mark:]
+        tails = [text for text, is_tail in waiting if is_tail]
+        if len(tails) == 1 and not tail and "\n" not in body:
+            tail = tails[0]
+            waiting = [(text, is_tail) for text, is_tail in waiting if not is_tail]
+        return lead + "".join(indent + text.strip() + "\n" for text, _ in waiting), tail
+
+    def _own_comments(self, path: Path) -> str:
+        """The gap texts holding a source element's own comments: above it, after it on
+        its line, and, for a collection, after its opening bracket and before its closing one."""
+        try:
+            node, parent, index = self.locate(path)
+        except KeyError:
+            return ""
+        parts = []
+        if parent is not None and index is not None:
+            layout = self.layout(parent)
+            if layout.multiline:
+                parts += [layout.leads[index], layout.tails[index]]
+        if node.kind != SCALAR:
+            inner = self.layout(node)
+            parts += [inner.head, inner.closing] if inner.multiline else [inner.end_gap if not node.children else ""]
+        return "\n".join(parts)
 
     # -- editing a collection in place ---------------------------------------------------
 
@@ -385,7 +459,7 @@ class PythonWriter:
             else:
                 lead, tail = self._carry(child.path, indent) if isinstance(child, Src) else ("", "")
                 if not layout.multiline and (lead or tail):
-                    self.pending.extend(comment_lines(lead + tail))
+                    self._park(lead, tail)
                     lead, tail = "", ""
                 body = (
                     self._member_body(name, child, indent)
@@ -393,9 +467,8 @@ class PythonWriter:
                     else self._inline_body(name, child, indent)
                 )
                 index = None
-            if layout.multiline and len(self.pending) > mark:
-                lead += "".join(indent + comment + "\n" for comment in self.pending[mark:])
-                del self.pending[mark:]
+            if layout.multiline:
+                lead, tail = self._settle(mark, lead, tail, body, indent)
             pieces.append(Piece(body, index, lead, tail))
         return render_layout(
             layout,

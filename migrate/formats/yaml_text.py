@@ -607,20 +607,56 @@ class YamlWriter:
 
     def _carry(self, path: Path, col: int) -> tuple[str, str]:
         """`(lead, tail)`: the comments of the source element at `path`, re-indented for a
-        place at column `col`, when this place is the one that keeps them."""
-        if not self.owners.owns(path):
-            return "", ""
+        place at column `col`, when this place is the one that keeps them (and those of
+        the unplaced members it stands in for)."""
+        owns = self.owners.owns(path)
+        adopted = self._adopted(col)
+        if not owns:
+            return adopted, ""
         node, parent, index, direct = self.locate(path)
         if parent is None or index is None or not direct:
-            return "", ""
+            return adopted, ""
         if parent.block:
             delta = col - parent.col
             lead = shift_lines(lead_of(self.text, parent, index), delta)
-            return lead, shift_text(self.text[node.end : parent.elem_ends[index]], delta)
+            return adopted + lead, shift_text(self.text[node.end : parent.elem_ends[index]], delta)
         layout = self._layout(parent)
         if not layout.multiline:
-            return "", ""
-        return _reindent(layout.leads[index], " " * col), layout.tails[index]
+            return adopted, ""
+        return adopted + _reindent(layout.leads[index], " " * col), layout.tails[index]
+
+    def _adopted(self, col: int) -> str:
+        """Comment lines, at column `col`, of the unplaced source members the place just
+        counted by `owners.owns` stands in for."""
+        lines = []
+        for path in self.owners.adopted:
+            lines.extend(comment_lines(self._own_comments(path)))
+        return "".join(" " * col + line + "\n" for line in lines)
+
+    def _own_comments(self, path: Path) -> str:
+        """The text holding a source element's own comments: the lines above it, those
+        between its key or dash and its value, its tail, and a flow collection's comments
+        outside its elements (its elements' comments are theirs)."""
+        try:
+            node, parent, index, direct = self.locate(path)
+        except KeyError:
+            return ""
+        if parent is None or index is None or not direct:
+            return ""
+        text = self.text
+        inner = ""
+        if node.flow:
+            layout = self._layout(node)
+            inner = "\n" + (layout.head + "\n" + layout.closing if layout.multiline else "")
+        value_start = node.cstart if node.kind in (MAP, SEQ) else node.start
+        if parent.block:
+            start = parent.knodes[index].end if parent.kind == MAP else parent.dashes[index] + 1
+            tail = text[node.end : parent.elem_ends[index]]
+            return lead_of(text, parent, index) + text[start:value_start] + "\n" + tail + inner
+        layout = self._layout(parent)
+        if not layout.multiline:
+            return inner
+        return layout.leads[index] + "\n" + layout.tails[index] + inner
 
     def _after_key(self, value: _Value) -> str:
         if value.block:
@@ -678,7 +714,7 @@ class YamlWriter:
                 if key == parent.keys[index]:
                     key_text = self.text[knode.start : knode.end]
                 body = key_text + shift_text(self.text[knode.end : parent.elem_ends[index]], delta)
-                lead = shift_lines(lead_of(self.text, parent, index), delta)
+                lead = self._adopted(col) + shift_lines(lead_of(self.text, parent, index), delta)
                 return self._with_orphans(_Piece(body, None, lead), mark, col)
             lead, tail = self._carry(child.path, col)
             body = key_text + self._after_key(self._copy(node, col, "key", False)) + tail
@@ -702,7 +738,7 @@ class YamlWriter:
                 self.owners.owns(child.path)
                 delta = col - parent.col
                 body = shift_text(self.text[parent.dashes[index] : parent.elem_ends[index]], delta)
-                lead = shift_lines(lead_of(self.text, parent, index), delta)
+                lead = self._adopted(col) + shift_lines(lead_of(self.text, parent, index), delta)
                 return self._with_orphans(_Piece(body, None, lead), mark, col)
             lead, tail = self._carry(child.path, col)
             body = "-" + self._after_dash(self._copy(node, col, "item", False), col) + tail
