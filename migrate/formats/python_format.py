@@ -46,7 +46,7 @@ from migrate.errors import FixtureError, line_col
 from migrate.formats import BOM, DEFAULT_PY_NAMES, Document, Unit, decode_text
 from migrate.formats.bracket_text import Layout
 from migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
-from migrate.plan import Arr, Node, Obj, Src, Val, is_unchanged, node_origin
+from migrate.plan import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
 from migrate.plan import Path as NodePath
 
 _FIXTURE_KEYS = ("schema_version", "cases", "examples")
@@ -94,8 +94,9 @@ class Fixture:
 class _Reader:
     """Builds the span tree and the data of one literal, refusing anything else."""
 
-    def __init__(self, text: str, positions: Any, line_starts: list[int]) -> None:
+    def __init__(self, text: str, positions: Any, line_starts: list[int], duplicates: str = "refuse") -> None:
         self.text = text
+        self.duplicates = duplicates
         self.positions = positions
         self.line_starts = line_starts
         self.strings: list[tuple[int, int]] = []
@@ -152,6 +153,10 @@ class _Reader:
                 if not isinstance(key, (cst.SimpleString, cst.ConcatenatedString)):
                     raise self.refuse(key, f"a computed key ({_kind(key)})")
                 name = self.string(key)
+                if name in found.index and self.duplicates != "refuse":
+                    # Read as Python reads a dict display: the last value wins (read-only views).
+                    found.data[name] = self.build(element.value).data
+                    continue
                 if name in found.index:
                     where = self.positions[key].start
                     raise FixtureError(
@@ -333,7 +338,7 @@ class PythonDocument(Document):
         self.module: cst.Module | None = None
         if not _mentions(text, self.py_names):
             return
-        self.module, self.fixtures, self.strings = self._read(text)
+        self.module, self.fixtures, self.strings = self._read(text, duplicates)
         self.units = [
             Unit(
                 fixture.root.data,
@@ -344,7 +349,7 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str) -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
+    def _read(self, text: str, duplicates: str = "refuse") -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
         """Parse `text` and read its fixture literals; raises `FixtureError`."""
         try:
             module = cst.parse_module(text)
@@ -358,7 +363,7 @@ class PythonDocument(Document):
         for i, char in enumerate(text):
             if char == "\n":
                 line_starts.append(i + 1)
-        reader = _Reader(text, positions, line_starts)
+        reader = _Reader(text, positions, line_starts, duplicates)
         fixtures: list[Fixture] = []
         names: Counter[str] = Counter()
         for statement in module.body:
@@ -402,9 +407,11 @@ class PythonDocument(Document):
 
     def render(self, targets: list[Node]) -> bytes:
         edits = []
+        expected = []
         for fixture, target in zip(self.fixtures, targets, strict=True):
             if fixture.shape == "case_list":
                 target = _case_list_target(target)
+            expected.append(_view(fixture.shape, materialize(target, fixture.root.data)))
             if is_unchanged(target):
                 continue
             writer = PythonWriter(self.text, fixture.root, self.style, self.layouts, self.strings)
@@ -415,6 +422,8 @@ class PythonDocument(Document):
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
         data = self._check(text)
+        if data != expected:
+            raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
         if self.crlf:
             text = text.replace("\n", "\r\n")
         raw = (BOM if self.bom else b"") + text.encode("utf-8")
@@ -436,7 +445,7 @@ class PythonDocument(Document):
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):
             raise FixtureError("internal error: the migrated module holds other fixture literals", code="internal")
-        return [_view(fixture) for fixture in fixtures]
+        return [_view(fixture.shape, fixture.root.data) for fixture in fixtures]
 
     def reparse(self, raw: bytes) -> list[Any]:
         """The unit data of migrated bytes; a bare case list reads back as the payload it
@@ -444,7 +453,7 @@ class PythonDocument(Document):
         if self._rendered is not None and self._rendered[0] == raw:
             return self._rendered[1]
         again = PythonDocument(self.path, raw, py_names=self.py_names)
-        return [_view(fixture) for fixture in again.fixtures]
+        return [_view(fixture.shape, fixture.root.data) for fixture in again.fixtures]
 
     def locate(self, unit: int, path: NodePath) -> tuple[int, int] | None:
         fixture = self.fixtures[unit]
@@ -455,10 +464,11 @@ class PythonDocument(Document):
         return line_col(self.text, node.start)
 
 
-def _view(fixture: Fixture) -> Any:
-    if fixture.shape == "case_list":
-        return {"schema_version": c.CANONICAL_SCHEMA_VERSION, "cases": fixture.root.data}
-    return fixture.root.data
+def _view(shape: str, data: Any) -> Any:
+    """A unit's data as the checks read it: a bare case list stands for a canonical payload."""
+    if shape == "case_list":
+        return {"schema_version": c.CANONICAL_SCHEMA_VERSION, "cases": data}
+    return data
 
 
 def _case_list_target(target: Node) -> Node:

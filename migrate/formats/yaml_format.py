@@ -61,7 +61,7 @@ from migrate.formats.yaml_text import (
     tagged_value,
     tail_end,
 )
-from migrate.plan import Node, is_unchanged
+from migrate.plan import Node, is_unchanged, materialize
 from migrate.plan import Path as NodePath
 
 MAX_NODES = 1_000_000
@@ -425,6 +425,13 @@ class YamlDocument(Document):
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
         data = self._check(text)
+        for unit, target, new in zip(self.units, targets, data, strict=True):
+            if not is_unchanged(target) and new != materialize(target, unit.data):
+                raise FixtureError(
+                    "refused: the migrated YAML would read differently from the planned migration "
+                    "(an alias or a merge key would repeat a changed value)",
+                    code="yaml_alias",
+                )
         if self.crlf:
             text = text.replace("\n", "\r\n")
         raw = (BOM if self.bom else b"") + text.encode("utf-8")

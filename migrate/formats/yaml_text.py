@@ -403,6 +403,7 @@ class YamlWriter:
         self.pending: list[tuple[str, bool]] = []  # comments waiting for a line: (text, is a line-end comment)
         self._flow_indent: tuple[str, str] | None = None  # (line indent, unit) inside a multi-line flow collection
         self.owners = CommentOwners(Src(()))
+        self._aliased: set[str] | None = None
 
     # -- where things are -------------------------------------------------------------
 
@@ -424,6 +425,22 @@ class YamlWriter:
             else:
                 raise KeyError(key)
         return node, parent, index, direct
+
+    def _check_anchor(self, node: YNode) -> None:
+        """Refuse to edit a collection whose anchor an alias repeats: the alias would
+        repeat the edited collection, and a `<<` merge of it would take in new members."""
+        if node.anchor is None:
+            return
+        if self._aliased is None:
+            self._aliased = {found.anchor for found in walk(self.root) if found.kind == ALIAS and found.anchor}
+        if node.anchor in self._aliased:
+            kind = "mapping" if node.kind == MAP else "sequence"
+            raise self._error(
+                f"the migration would change the {kind} anchored as &{node.anchor}, which *{node.anchor} "
+                "repeats elsewhere; write the alias out in full first",
+                node.start,
+                code="yaml_alias",
+            )
 
     def _error(self, message: str, offset: int, code: str = "yaml_unsupported") -> FixtureError:
         line, col = line_col(self.text, offset)
@@ -511,7 +528,11 @@ class YamlWriter:
         if child.origin is not None:
             node, _, _, direct = self.locate(child.origin)
             if node.kind == ALIAS or not direct:
-                raise self._error("the migration would change a value reached through an alias", node.start)
+                raise self._error(
+                    "the migration would change a value written as an alias; write it out in full first",
+                    node.start,
+                    code="yaml_alias",
+                )
             props = self.text[node.start : node.cstart].rstrip()
             if node.flow:
                 text = shift_text(self._edit_flow(child, node), owner - node.owner)
@@ -766,7 +787,12 @@ class YamlWriter:
             body = head + shift_text(text[body_start:end], shift)
         else:
             if value.kind == ALIAS:
-                raise self._error("the migration would change a value written as an alias", value.start)
+                raise self._error(
+                    f"the migration would change the value written as the alias *{value.anchor}; "
+                    "write it out in full first",
+                    value.start,
+                    code="yaml_alias",
+                )
             if value.flow and not value.children and (isinstance(child, Obj) and child.members):
                 # An empty `{}` that receives members becomes a block mapping, so moved
                 # members keep their layout and comments.
@@ -809,6 +835,7 @@ class YamlWriter:
 
     def _edit_block(self, target: Obj | Arr, node: YNode, shift: int) -> str:
         """A block collection rewritten (its text from `cstart` to `end`), moved `shift` columns."""
+        self._check_anchor(node)
         col = node.col + shift
         origin = target.origin or ()
         pieces: list[_Piece] = []
@@ -862,6 +889,7 @@ class YamlWriter:
 
     def _edit_flow(self, target: Obj | Arr, node: YNode) -> str:
         """A flow collection rewritten, brackets included, in the columns it had."""
+        self._check_anchor(node)
         text = self.text
         layout = self._layout(node)
         origin = target.origin or ()
@@ -892,7 +920,12 @@ class YamlWriter:
                     body = head + text[body_start : layout.ends[index]]
                 else:
                     if value.kind == ALIAS:
-                        raise self._error("the migration would change a value written as an alias", value.start)
+                        raise self._error(
+                            f"the migration would change the value written as the alias *{value.anchor}; "
+                            "write it out in full first",
+                            value.start,
+                            code="yaml_alias",
+                        )
                     if value.flow:
                         inner = self._edit_flow(child, value)
                     else:
