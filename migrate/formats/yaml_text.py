@@ -536,7 +536,7 @@ class YamlWriter:
             props = self.text[node.start : node.cstart].rstrip()
             if node.flow:
                 text = shift_text(self._edit_flow(child, node), owner - node.owner)
-                return _Value(text)
+                return _Value(props + " " + text if props else text)
             if flow:
                 return self._fresh(_detached(child), owner, place, flow, key)
             col = self._child_col(node, owner, place)

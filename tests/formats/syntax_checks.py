@@ -105,3 +105,47 @@ def migrated_units(root: Path, relative: Path, raw: bytes) -> tuple[str, list[An
 def without_source_file(views: list[Any]) -> list[Any]:
     """Normalized views with `source_file` left out (the converted file has another suffix)."""
     return [[{k: v for k, v in case.items() if k != "source_file"} for case in cases] for cases in views]
+
+
+def legacy_payloads() -> Any:
+    """A hypothesis strategy of legacy payloads: cases with the members adapters read,
+    members with no canonical home, and scalars YAML readers disagree on."""
+    from hypothesis import strategies as st
+
+    keys = st.sampled_from(
+        ["name", "user_intent", "intent", "input_shape", "expected", "expected_posture", "negative_signal"]
+        + ["forbidden_signals", "coverage_tags", "id", "must_not", "notes", "extensions", "yes", "0755", "a b", "#c"]
+    )
+    text = st.text(st.characters(blacklist_characters="\x85\u2028\u2029", blacklist_categories=("Cs",)), max_size=20)
+    tricky = st.sampled_from(["yes", "no", "on", "0755", "1e3", "2024-01-02", "~", "null", "- x", "a: b", "#x", "é"])
+    floats = st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: "e" not in repr(f))
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20), floats, text, tricky)
+    values = st.recursive(
+        scalars,
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)),
+        max_leaves=8,
+    )
+    versions = st.sampled_from(["prompt-examples/v1", "spec-prd-evals.v1", "local/v9", c.CANONICAL_SCHEMA_VERSION])
+    return st.fixed_dictionaries(
+        {
+            "schema_version": versions,
+            "examples": st.lists(st.dictionaries(keys, values, max_size=6), min_size=1, max_size=3),
+        },
+        optional={"owner": values, "skill": st.sampled_from(["demo", ""])},
+    )
+
+
+def outcome(path: str, raw: bytes) -> tuple[str, Any]:
+    """`("error", code)` or `("ok", unit data after migrating)` of a file planned in memory
+    under `/repo`; asserts that migrating the result changes nothing."""
+    root = Path("/repo")
+    engine = Engine(Options(repo_root=root))
+    result = engine.plan_bytes(root / path, raw)
+    if result.status == "error":
+        assert result.error is not None
+        return "error", result.error.code
+    out = result.new_bytes if result.status == "changed" else raw
+    assert out is not None
+    again = engine.plan_bytes(root / path, out)
+    assert again.status in ("unchanged", "not_fixture"), again.error and again.error.message
+    return "ok", [unit.data for unit in load_document(root / path, out).units]

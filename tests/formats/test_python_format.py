@@ -8,6 +8,8 @@ import pprint
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from libcst.codemod import CodemodTest
 
 from migrate.cli import main
@@ -17,7 +19,9 @@ from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,
     corpus_source,
+    legacy_payloads,
     migrated_units,
+    outcome,
     units,
     without_source_file,
 )
@@ -393,6 +397,15 @@ class TestCodemod(CodemodTest):
     def test_leaves_canonical_literals_alone(self) -> None:
         before = 'FIXTURE = {"schema_version": "spec-first.workflow-eval-fixtures.v1", "cases": []}\n'
         self.assertCodemod(before, before)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(legacy_payloads(), st.integers(0, 1))
+def test_any_payload_as_python_migrates_as_json_does(data, variant):
+    expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
+    literal = pprint.pformat(data, width=40, sort_dicts=False) if variant else repr(data)
+    got = outcome("skills/demo/evals/test_a.py", f"FIXTURE = {literal}\n".encode())
+    assert got == expected or (expected[0] == got[0] == "error")
 
 
 ENTRIES = corpus_entries()

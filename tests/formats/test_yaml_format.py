@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from migrate.cli import main
@@ -15,7 +18,9 @@ from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,
     corpus_source,
+    legacy_payloads,
     migrated_units,
+    outcome,
     units,
     without_source_file,
 )
@@ -498,6 +503,18 @@ BAD_INPUT = [
         id="merged-member-must-move",
     ),
     pytest.param("a: &x [*x]\ncases: []\n", "recursive alias *x", "yaml_alias", id="recursive-alias"),
+    pytest.param(
+        "schema_version: prompt-examples/v1\nexamples:\n- &first\n  name: A\n  user_intent: hi\n- name: B\n  user_intent: *first\n",
+        ":3:3: error: the migration would change the mapping anchored as &first, which *first repeats elsewhere",
+        "yaml_alias",
+        id="aliased-case-would-change",
+    ),
+    pytest.param(
+        "base: &case {name: Shared, user_intent: hi}\nschema_version: prompt-examples/v1\nexamples:\n  - *case\n",
+        ":4:5: error: the migration would change the value written as the alias *case",
+        "yaml_alias",
+        id="alias-case-would-change",
+    ),
 ]
 
 
@@ -530,14 +547,22 @@ def test_directory_walk_reads_yaml_and_yml(tmp_path, capsys):
     ]
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(legacy_payloads(), st.integers(0, 1))
+def test_any_payload_as_yaml_migrates_as_json_does(data, variant):
+    expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
+    got = outcome("skills/demo/evals/a.yaml", _to_yaml(data, variant, width=30).encode())
+    assert got == expected or (expected[0] == got[0] == "error")
+
+
 ENTRIES = corpus_entries()
 
 
-def _to_yaml(data, variant: int) -> str:
+def _to_yaml(data, variant: int, width: int = 4096) -> str:
     dumper = YAML(typ="rt")
     if variant:
         dumper.indent(mapping=2, sequence=4, offset=2)
-        dumper.width = 4096
+        dumper.width = width
     buffer = io.StringIO()
     dumper.dump(data, buffer)
     return buffer.getvalue()
