@@ -63,6 +63,7 @@ PyNames = Annotated[
     list[str] | None,
     typer.Option(
         "--py-name",
+        metavar="NAME",
         help="Name a bare list of case dicts in a Python module is a fixture under (repeatable). Default: CASES, FIXTURE.",
     ),
 ]
