@@ -65,6 +65,14 @@ RepoRoot = Annotated[
 Skill = Annotated[
     str | None, typer.Option("--skill", help="Skill for files that name none and are not under skills/<name>/.")
 ]
+PyNames = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--py-name",
+        metavar="NAME",
+        help="Name a bare list of case dicts in a Python module is a fixture under (repeatable). Default: CASES, FIXTURE.",
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="Name every file, also unchanged ones and non-fixtures.")
@@ -158,6 +166,7 @@ def migrate(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -210,6 +219,7 @@ def normalize(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -257,6 +267,7 @@ def validate(
     as_migrated: AsMigrated = False,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -297,6 +308,7 @@ def detect(
     output_format: OutputFormat = ReviewFormat.text,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:

@@ -418,6 +418,8 @@ def run_detect(
             records.append({"path": _display(loaded.path), "error": output.error_record(loaded.error)})
             continue
         assert loaded.document is not None
+        if not loaded.document.units:  # a YAML stream or Python module with no payload in it
+            out.write(escape_text(f"{_display(loaded.path)}: not a fixture") + "\n")
         for unit, adapter in zip(loaded.document.units, loaded.adapters, strict=True):
             where = _display(loaded.path) + (f" [{unit.label}]" if unit.label else "")
             if adapter is None:

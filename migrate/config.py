@@ -50,6 +50,7 @@ TOP_LEVEL_KEYS: dict[str, str] = {
     "force-exclude": "bool",
     "repo-root": "path",
     "skill": "skill",
+    "py-name": "names",
     "adapters": "reserved",
 }
 """Top-level keys and the kind of value each takes (besides the subcommand tables)."""
@@ -317,6 +318,13 @@ def _check_value(path: Path, raw: bytes, section: str, key: str, value: Any, kin
     elif kind == "bool":
         if not isinstance(value, bool):
             raise bad("true or false")
+    elif kind == "names":
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(item, str) and item.isidentifier() for item in value)
+        ):
+            raise bad("a list of Python names")
     elif kind == "jobs":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise bad("a whole number of worker processes, 1 or more")
@@ -394,8 +402,10 @@ def resolve(
         exclude=tuple(compile_glob(glob) for glob in table.get("exclude", ())),
         force_exclude=bool(params.get("force_exclude")) or bool(table.get("force-exclude", False)),
     )
+    py_names = params.get("py_name") or table.get("py-name")
+    extra = {"py_names": tuple(py_names)} if py_names else {}
     options = ConfiguredOptions(
-        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path
+        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, **extra
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
     return Settings(values=values, options=options, config_path=path, paths=paths)

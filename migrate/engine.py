@@ -24,7 +24,7 @@ from migrate.adapter import Adapter, Context
 from migrate.compatibility import compatibility_violations
 from migrate.conservation import missing_leaves
 from migrate.errors import FixtureError, MappingError
-from migrate.formats import Document, Unit, load_document, syntax_of
+from migrate.formats import DEFAULT_PY_NAMES, Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
@@ -57,10 +57,12 @@ def relative_source(path: Path, root: Path) -> str:
 
 @dataclass
 class Options:
-    """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one."""
+    """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one,
+    `py_names` the names a bare case list in a Python module is a fixture under (`--py-name`)."""
 
     repo_root: Path
     skill: str | None = None
+    py_names: tuple[str, ...] = DEFAULT_PY_NAMES
 
     def context(self, path: Path) -> Context:
         return Context(source_file=relative_source(path, self.repo_root), skill=self.skill)
@@ -121,16 +123,17 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield Path(directory) / name
 
 
-def read_document(path: Path, *, duplicates: str = "refuse") -> Document:
+def read_document(path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None) -> Document:
     """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
 
-    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins).
+    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins);
+    `py_names` as for `load_document`.
     """
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise FixtureError(f"cannot read: {exc.strerror or exc}", code="io") from None
-    return load_document(path, raw, duplicates=duplicates)
+    return load_document(path, raw, duplicates=duplicates, py_names=py_names)
 
 
 def _place(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -228,7 +231,7 @@ class Engine:
             return FileResult(path, "error", error=error)
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
-        document = load_document(path, raw)
+        document = load_document(path, raw, py_names=self.options.py_names)
         adapters = self.detect(document)
         if all(adapter is None for adapter in adapters):
             return FileResult(path, "not_fixture")
@@ -251,6 +254,8 @@ class Engine:
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
             return result
         new_bytes = document.render(targets)
+        if new_bytes == document.raw and document.output_path == path:
+            return result  # the edits write back what is there (a bare case list already canonical)
         new_units = self._check(document, adapters, new_bytes, context)
         result.status = "changed"
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
@@ -388,13 +393,14 @@ class Reader:
         """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
         key is read as the reference reads it (the last one wins) and the repeat is kept
         in `duplicate`, so validation can report it beside the reference's errors."""
+        py_names = self.engine.options.py_names
         try:
-            document = read_document(path)
+            document = read_document(path, py_names=py_names)
         except FixtureError as error:
             if error.code != "duplicate_key" or not last_duplicate_wins:
                 return LoadedFile(path, error=error)
             try:
-                document = read_document(path, duplicates="last")
+                document = read_document(path, duplicates="last", py_names=py_names)
             except FixtureError:
                 return LoadedFile(path, error=error)
             return LoadedFile(path, document, self.engine.detect(document), duplicate=error)

@@ -2,8 +2,9 @@
 
 Built-in adapters are listed here, explicitly, in detection order: the
 canonical pass-through, then the legacy families (each told apart by its
-schema_version or shape), then `generic`, which claims any payload with a case
-list and so must come last. The first adapter that claims a unit migrates it.
+schema_version or shape), then `case_list` (bare case lists bound to a name in
+code) and `generic`, which claims any payload with a case list and so must come
+last. The first adapter that claims a unit migrates it.
 Import adapters (`kind = "external"`, `migrate.external`) are listed too; they
 never claim a unit, `fixture-migrate import` picks them.
 
@@ -51,6 +52,7 @@ BUILTIN_ADAPTERS = (
     "spec_write_skill_trigger_cases_v1",
     "yao_semantic_trigger_cases_v1",
     "output_cases_jsonl",
+    "case_list",
     "generic",
     "openai_evals",
     "promptfoo",
