@@ -3,7 +3,8 @@
 trigger scorer (its `semantic_config.json` neighbour is not a fixture).
 
 The file lists queries, not cases, under `should_trigger`, `should_not_trigger` and
-`near_neighbor`; the reference makes no case of them. Each entry becomes a case:
+`near_neighbor`; the reference makes no case of them. Each entry becomes a case
+(an empty list, making none, goes under the file's `extensions` as it is):
 
 | list | id | expected_outcome | coverage_tags |
 |---|---|---|---|
@@ -13,12 +14,10 @@ The file lists queries, not cases, under `should_trigger`, `should_not_trigger` 
 
 `<n>` counts from 1 within its list, so ids are stable while entries are only
 appended. The entry's `text` (or the entry, when it is a plain string) is the
-`input`; its other members (`family`, ...) go under the case's `extensions`; any
-other entry (a number, `{}`) is kept whole as the case's `extensions.entry`. The
+`input`; its other members (`family`, ...) go under the case's `extensions`. The
 outcomes are the words team-standards trigger evals use for the same idea. The
-file-level `recommended_threshold` goes under the file's `extensions`, and so does a
-list left empty (it makes no case); the file's `coverage_tags` and `source_refs`
-stay and are inherited by every case.
+file-level `recommended_threshold` goes under the file's `extensions`; the file's
+`coverage_tags` and `source_refs` stay and are inherited by every case.
 """
 
 from __future__ import annotations
@@ -45,13 +44,13 @@ def _case(list_key: str, n: int, entry: Any) -> Node:
     extensions: list[tuple[str, Node]] = []
     if isinstance(entry, str):
         members.append(("input", Src(path)))
-    elif isinstance(entry, dict) and entry:
+    elif isinstance(entry, dict):
         for key in entry:
             if key == "text" and isinstance(entry[key], str):
                 members.append(("input", Src(path + (key,))))
             else:
                 extensions.append((key, Src(path + (key,))))
-    else:  # any other entry, `{}` too, is kept whole: its value is data
+    else:
         extensions.append(("entry", Src(path)))
     members += [("coverage_tags", Val(list(tags))), ("expected_outcome", Val(outcome))]
     if extensions:
@@ -78,16 +77,12 @@ class YaoTriggerAdapter:
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         payload = unit.data
-        lists = [key for key in payload if key in LISTS and isinstance(payload[key], list)]
+        # An empty list makes no case: it stays as it is, under the file's extensions.
+        lists = [key for key in payload if key in LISTS and isinstance(payload[key], list) and payload[key]]
+        cases = [_case(key, n, entry) for key in lists for n, entry in enumerate(payload[key], start=1)]
         if not lists:
             return CaseMapper().map_file(payload, skill=context.skill_for(payload))
-        # An empty list makes no case; it is kept under the file's `extensions` (its `[]`
-        # is data too), unless every list is empty: then the first becomes `cases: []`.
-        replaces = [key for key in lists if payload[key]] or lists[:1]
-        cases = [_case(key, n, entry) for key in replaces for n, entry in enumerate(payload[key], start=1)]
-        return CaseMapper().map_file(
-            payload, skill=context.skill_for(payload), cases=Arr(cases), replaces=tuple(replaces)
-        )
+        return CaseMapper().map_file(payload, skill=context.skill_for(payload), cases=Arr(cases), replaces=tuple(lists))
 
 
 ADAPTER = YaoTriggerAdapter()

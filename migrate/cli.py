@@ -16,9 +16,11 @@ from typing import Annotated
 import typer
 
 from migrate import __version__, commands
+from migrate.config import ConfigError, Settings, resolve
 from migrate.diff import escape_text
-from migrate.engine import Options, find_repo_root
-from migrate.report import Report
+from migrate.output import make_report
+from migrate.parallel import default_jobs
+from migrate.registry import RegistryError
 
 app = typer.Typer(
     name="fixture-migrate",
@@ -40,29 +42,47 @@ class NormalizeFormat(StrEnum):
     jsonl = "jsonl"
 
 
-class ValidateFormat(StrEnum):
+class ReviewFormat(StrEnum):
+    """Output formats of the review-facing subcommands (`migrate.output`)."""
+
     text = "text"
     json = "json"
+    github = "github"
 
 
 Paths = Annotated[
     list[Path] | None,
-    typer.Argument(help="Files or directories (walked for *.json and *.jsonl). Default: the current directory."),
+    typer.Argument(
+        help="Files or directories (walked for the file types fixture-migrate reads). Default: the current directory."
+    ),
 ]
 RepoRoot = Annotated[
     Path | None,
     typer.Option(
         "--repo-root",
-        help="Root that source_file and source_refs are relative to. Default: the git top level, else the current directory.",
+        help="Root that source_file and source_refs are relative to. Default: repo-root in the configuration, "
+        "else the git top level, else the current directory.",
         file_okay=False,
     ),
 ]
 Skill = Annotated[
     str | None, typer.Option("--skill", help="Skill for files that name none and are not under skills/<name>/.")
 ]
+PyNames = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--py-name",
+        metavar="NAME",
+        help="Name a bare list of case dicts in a Python module is a fixture under (repeatable). Default: CASES, FIXTURE.",
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="Name every file, also unchanged ones and non-fixtures.")
+]
+Jobs = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the number of CPUs (small runs use one)."),
 ]
 AsMigrated = Annotated[
     bool,
@@ -71,15 +91,55 @@ AsMigrated = Annotated[
         help="View legacy files as they would be after `migrate` (default: as the reference reads them).",
     ),
 ]
+ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="Read [tool.fixture-migrate] from this TOML file instead of the nearest pyproject.toml that has one.",
+        dir_okay=False,
+    ),
+]
+ForceExclude = Annotated[
+    bool,
+    typer.Option(
+        "--force-exclude",
+        help="Apply the configuration's include/exclude to files named on the command line too "
+        "(as pre-commit names them), and skip named files of other types.",
+    ),
+]
+OutputFormat = Annotated[
+    ReviewFormat,
+    typer.Option(
+        "--output-format",
+        help="text for a person; json, one document on stdout; github, GitHub Actions annotations.",
+    ),
+]
 
 
-def _options(repo_root: Path | None, skill: str | None) -> Options:
-    root = repo_root.resolve() if repo_root is not None else find_repo_root(Path.cwd())
-    return Options(repo_root=root, skill=skill)
+def _given(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-def _paths(paths: list[Path] | None) -> list[Path]:
-    return list(paths) if paths else [Path(".")]
+def _settings(ctx: typer.Context, command: str) -> Settings:
+    """The subcommand's options merged with the configuration (flags win); exits 2 on a bad one.
+
+    The callbacks' parameters are read here, through `ctx.params`, with where each value
+    came from: only a flag the user typed overrides the configuration.
+    """
+    params = {name: getattr(value, "value", value) for name, value in ctx.params.items()}
+    # ctx.params holds click's values, before typer's conversion: paths may still be strings.
+    for name in ("config", "repo_root"):
+        if isinstance(params.get(name), str):
+            params[name] = Path(params[name])
+    if params.get("paths"):
+        params["paths"] = [Path(path) for path in params["paths"]]
+    given = {name for name in params if _given(ctx, name)}
+    try:
+        return resolve(command, params, given, config_file=params.get("config"))
+    except ConfigError as exc:
+        typer.echo(f"fixture-migrate: error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 def _version(value: bool) -> None:
@@ -99,11 +159,17 @@ def _main(
 
 @app.command()
 def migrate(
+    ctx: typer.Context,
     paths: Paths = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if any file would change.")] = False,
     diff: Annotated[bool, typer.Option("--diff", help="Print unified diffs of the changes; write nothing.")] = False,
+    output_format: OutputFormat = ReviewFormat.text,
     repo_root: RepoRoot = None,
     skill: Skill = None,
+    jobs: Jobs = None,
+    config: ConfigFile = None,
+    force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -112,22 +178,40 @@ def migrate(
     Members that do not move keep their exact text; local fields go under `extensions`;
     a JSONL file becomes <stem>.json beside it. Every change is checked before it is
     written: nothing is lost, the normalized view stays compatible, a second run changes
-    nothing.
+    nothing. Writing exits 0; pre-commit fails the hook because files changed.
 
-    Example: fixture-migrate migrate --diff skills/
+    \b
+    Examples:
+      fixture-migrate migrate --diff skills/          # review: show the changes, write nothing
+      fixture-migrate migrate --check --diff skills/  # CI: the diffs, and exit 1 if any
+      fixture-migrate migrate skills/                 # rewrite in place
     """
+    settings = _settings(ctx, "migrate")
+    values = settings.values
+    mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
+    fmt = values["output_format"]
     code = commands.run_migrate(
-        _paths(paths),
-        _options(repo_root, skill),
-        commands.MigrateMode(diff=diff, check=check),
+        settings.paths,
+        settings.options,
+        mode,
         out=sys.stdout,
-        report=Report(quiet=quiet, verbose=verbose),
+        report=make_report(
+            fmt,
+            out=sys.stdout,
+            root=settings.options.repo_root,
+            quiet=values["quiet"],
+            verbose=values["verbose"],
+            live_stdout=mode.diff or fmt == "github",
+        ),
+        output_format=fmt,
+        jobs=values["jobs"] or default_jobs(),
     )
     raise typer.Exit(code)
 
 
 @app.command()
 def normalize(
+    ctx: typer.Context,
     paths: Paths = None,
     repo_root: RepoRoot = None,
     skill: Skill = None,
@@ -135,36 +219,58 @@ def normalize(
         NormalizeFormat, typer.Option("--output-format", help="A JSON array, or one case per line.")
     ] = NormalizeFormat.json,
     as_migrated: AsMigrated = False,
+    jobs: Jobs = None,
+    config: ConfigFile = None,
+    force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
     """Print the normalized cases, as the contract's reference normalizer gives them.
 
-    Example: fixture-migrate normalize skills/spec-prd/evals/examples.json --output-format jsonl
+    \b
+    Examples:
+      fixture-migrate normalize skills/spec-prd/evals/examples.json --output-format jsonl
+      fixture-migrate normalize --as-migrated skills/   # the cases as they will be after migrate
     """
+    settings = _settings(ctx, "normalize")
+    values = settings.values
     code = commands.run_normalize(
-        _paths(paths),
-        _options(repo_root, skill),
-        output_format=output_format.value,
-        as_migrated=as_migrated,
+        settings.paths,
+        settings.options,
+        output_format=values["output_format"],
+        as_migrated=values["as_migrated"],
         out=sys.stdout,
-        report=Report(quiet=quiet, verbose=verbose),
+        report=make_report(
+            "text", out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+        ),
+        jobs=values["jobs"] or default_jobs(),
     )
     raise typer.Exit(code)
 
 
 @app.command()
 def validate(
+    ctx: typer.Context,
     paths: Paths = None,
     repo_root: RepoRoot = None,
     skill: Skill = None,
     no_ref_check: Annotated[
         bool, typer.Option("--no-ref-check", help="Do not check that source_refs paths exist.")
     ] = False,
-    output_format: Annotated[
-        ValidateFormat, typer.Option("--output-format", help="Text lines, or a JSON array of error objects.")
-    ] = ValidateFormat.text,
+    readiness: Annotated[
+        bool,
+        typer.Option(
+            "--readiness",
+            help="Also report, per skill, whether valid cases cover the required buckets (trigger, boundary) "
+            "and the optional ones (failure, expected); exit 1 when a skill is not ready.",
+        ),
+    ] = False,
+    output_format: OutputFormat = ReviewFormat.text,
     as_migrated: AsMigrated = False,
+    config: ConfigFile = None,
+    force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -173,36 +279,181 @@ def validate(
     Reason codes and their order are the reference's; duplicate case ids are found across
     all the given files.
 
-    Example: fixture-migrate validate skills/ --no-ref-check --output-format json
+    \b
+    Examples:
+      fixture-migrate validate skills/ --no-ref-check --output-format json
+      fixture-migrate validate --readiness skills/      # which skills lack a trigger or boundary case
+      fixture-migrate validate --output-format github   # annotations in a GitHub Actions job
     """
+    settings = _settings(ctx, "validate")
+    values = settings.values
+    fmt = values["output_format"]
     code = commands.run_validate(
-        _paths(paths),
-        _options(repo_root, skill),
-        check_refs=not no_ref_check,
-        output_format=output_format.value,
-        as_migrated=as_migrated,
+        settings.paths,
+        settings.options,
+        check_refs=not values["no_ref_check"],
+        output_format=fmt,
+        as_migrated=values["as_migrated"],
         out=sys.stdout,
-        report=Report(quiet=quiet, verbose=verbose),
+        report=make_report(
+            fmt, out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+        ),
+        readiness=values["readiness"],
     )
     raise typer.Exit(code)
 
 
 @app.command()
-def detect(paths: Paths = None, repo_root: RepoRoot = None) -> None:
+def detect(
+    ctx: typer.Context,
+    paths: Paths = None,
+    repo_root: RepoRoot = None,
+    output_format: OutputFormat = ReviewFormat.text,
+    config: ConfigFile = None,
+    force_exclude: ForceExclude = False,
+    py_name: PyNames = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
     """Say which adapter claims each file: an adapter name, canonical, or not a fixture.
 
-    Example: fixture-migrate detect skills/spec-write-tasks/evals
+    \b
+    Examples:
+      fixture-migrate detect skills/spec-write-tasks/evals
+      fixture-migrate detect --output-format json . > formats.json
     """
-    raise typer.Exit(commands.run_detect(_paths(paths), _options(repo_root, None), out=sys.stdout, report=Report()))
+    settings = _settings(ctx, "detect")
+    values = settings.values
+    fmt = values["output_format"]
+    code = commands.run_detect(
+        settings.paths,
+        settings.options,
+        out=sys.stdout,
+        report=make_report(
+            fmt,
+            out=sys.stdout,
+            root=settings.options.repo_root,
+            quiet=values["quiet"],
+            verbose=values["verbose"],
+            live_stdout=fmt != "json",
+        ),
+        output_format=fmt,
+    )
+    raise typer.Exit(code)
+
+
+class Authority(StrEnum):
+    source = "source"
+    historical = "historical"
+    advisory = "advisory"
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    sources: Annotated[
+        list[Path], typer.Argument(metavar="SRC...", help="Files written for another eval tool (never modified).")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", metavar="DEST", help="The canonical .json file to write (updated in place when it exists)."
+        ),
+    ],
+    from_: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="auto (detect from content, then file name), openai-evals, promptfoo, inspect, skill-creator, "
+            "deepeval, langsmith, or a plugin or pyproject.toml adapter name.",
+        ),
+    ] = "auto",
+    skill: Annotated[str | None, typer.Option("--skill", help="Skill of the imported cases.")] = None,
+    source_ref: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source-ref", metavar="PATH", help="Repo-relative path to cite each SRC by, one per SRC in order."
+        ),
+    ] = None,
+    source_ref_authority: Annotated[
+        Authority, typer.Option("--source-ref-authority", help="source_ref_authority of the file.")
+    ] = Authority.source,
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--field", metavar="NAME=COLUMN", help="Read the format's field NAME from the record member COLUMN."
+        ),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if DEST would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the unified diff of DEST; write nothing.")] = False,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Import fixtures written for another eval tool as one canonical v1 file.
+
+    Every field of every record lands in DEST (core fields or `extensions`); importing
+    the same sources again gives the same bytes. Field-mapping adapters come from the
+    `[tool.fixture-migrate.adapters.NAME]` tables of the configuration.
+
+    \b
+    Examples:
+      fixture-migrate import evals/evals.json --out skills/demo/evals/imported.json
+      fixture-migrate import promptfooconfig.yaml --out skills/demo/evals/promptfoo.json --diff
+    """
+    from migrate.importing import ImportRequest, run_import
+
+    settings = _settings(ctx, "import")
+    fields: dict[str, str] = {}
+    for item in field or []:
+        name, sep, column = item.partition("=")
+        if not sep or not name.strip() or not column.strip():
+            raise typer.BadParameter(f"{item!r} is not NAME=COLUMN", param_hint="--field")
+        fields[name.strip()] = column.strip()
+    request = ImportRequest(
+        sources=sources,
+        dest=out,
+        repo_root=settings.options.repo_root,
+        fmt=from_,
+        skill=skill,
+        source_refs=source_ref or [],
+        authority=source_ref_authority.value,
+        fields=fields,
+        diff=diff,
+        check=check,
+        config_path=settings.config_path,
+    )
+    report = make_report(
+        "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
+    )
+    raise typer.Exit(run_import(request, out=sys.stdout, report=report))
 
 
 @app.command()
 def adapters() -> None:
     """List the registered adapters in detection order: name, kind, what it reads.
 
-    Example: fixture-migrate adapters
+    \b
+    Example:
+      fixture-migrate adapters
     """
     raise typer.Exit(commands.run_adapters(out=sys.stdout))
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema (draft 2020-12) of a canonical spec-first.workflow-eval-fixtures.v1 file.
+
+    It describes the shape (members and their types), not the validation rules: use
+    `validate` for those.
+
+    \b
+    Examples:
+      fixture-migrate schema > fixture.schema.json
+      check-jsonschema --schemafile fixture.schema.json skills/*/evals/*.json
+    """
+    raise typer.Exit(commands.run_schema(out=sys.stdout))
 
 
 class _Interrupted(SystemExit):
@@ -235,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except RegistryError as exc:
+        print(f"fixture-migrate: error: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - a bug must still end in one line and exit 2
         print(escape_text(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 2

@@ -9,15 +9,22 @@ The typer layer (`migrate.cli`) only parses options and calls these.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
+from migrate import contract as c
+from migrate import output
+from migrate.config import iter_selected
 from migrate.diff import escape_json, escape_text, render_diff
-from migrate.engine import Engine, FileResult, LoadedFile, Options, Reader, iter_files, validation_errors
+from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, validation_errors
 from migrate.errors import FixtureError
 from migrate.formats import BOM
+from migrate.parallel import ordered_map
 from migrate.report import Report
 from migrate.validate import RefChecker
 
@@ -43,18 +50,65 @@ def _display(path: Path) -> str:
     return path.as_posix()
 
 
-def run_migrate(paths: Sequence[Path], options: Options, mode: MigrateMode, *, out: TextIO, report: Report) -> int:
-    """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors)."""
+_WORKER: tuple[Engine, MigrateMode] | None = None
+
+
+def _start_worker(options: Options, mode: MigrateMode) -> None:
+    global _WORKER
+    _WORKER = (Engine(options), mode)
+
+
+def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
+    """Plan one file (in a worker process when the run has several): its result, and its
+    diff when the mode shows diffs. Only what the main process needs travels back: the
+    file's bytes only when writing."""
+    path, error = item
+    if error is not None:
+        return FileResult(path, "error", error=error), ""
+    assert _WORKER is not None
+    engine, mode = _WORKER
+    result = engine.plan(path)
+    diff = ""
+    if result.status == "changed" and mode.diff:
+        assert result.old_bytes is not None and result.new_bytes is not None
+        new_name = _display(result.new_path or result.path)
+        diff = render_diff(_text(result.old_bytes), _text(result.new_bytes), _display(result.path), new_name)
+    if not mode.write:
+        result.old_bytes = result.new_bytes = None
+    return result, diff
+
+
+def run_migrate(
+    paths: Sequence[Path],
+    options: Options,
+    mode: MigrateMode,
+    *,
+    out: TextIO,
+    report: Report,
+    output_format: str = "text",
+    jobs: int = 1,
+) -> int:
+    """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors).
+
+    `output_format` is "text" (diffs and messages), "json" (one document of per-file
+    records and the summary, at the end) or "github" (an annotation per file to migrate).
+    Files are planned on up to `jobs` processes; output and writes happen in file
+    order, so any `jobs` gives the same output.
+    """
     engine = Engine(options)
     cases = 0
-    for path, error in iter_files(paths):
-        if error is not None:
-            report.error(_display(path), error)
-            continue
-        result = engine.plan(path)
+    moved: Counter[str] = Counter()
+    records: list[dict[str, Any]] = []
+    files = list(iter_selected(paths, options))
+    plans = ordered_map(_plan_one, files, jobs=jobs, initializer=_start_worker, initargs=(options, mode))
+    for _, (result, diff) in zip(report.track(files, "migrate"), plans, strict=True):
+        path = result.path
+        record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
+        records.append(record)
         if result.status == "error":
             assert result.error is not None
             report.error(_display(path), result.error)
+            record["error"] = output.error_record(result.error)
             continue
         report.count(result.status)
         if result.status == "not_fixture":
@@ -62,29 +116,53 @@ def run_migrate(paths: Sequence[Path], options: Options, mode: MigrateMode, *, o
         elif result.status == "unchanged":
             report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
-            cases += result.cases
-            _handle_change(engine, result, mode, out=out, report=report)
-    verb = "migrated" if mode.write else "would migrate"
-    report.summary(
-        [
-            (f"{verb}", report.counts["changed"]),
-            ("cases", cases if report.counts["changed"] else 0),
-            ("unchanged", report.counts["unchanged"]),
-            ("not fixtures", report.counts["not_fixture"]),
-            ("errors", report.counts["error"]),
-        ]
-    )
+            if _handle_change(
+                engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
+            ):
+                cases += result.cases
+                moved.update(result.to_extensions)
+    summary = {
+        "files_scanned": len(files),
+        "migrated": report.counts["changed"],
+        "cases_migrated": cases,
+        "unchanged": report.counts["unchanged"],
+        "not_fixtures": report.counts["not_fixture"],
+        "errors": report.counts["error"],
+        "moved_to_extensions": dict(sorted(moved.items())),
+        "written": mode.write,
+    }
+    if output_format == "json":
+        out.write(dump_json({"files": records, "summary": summary}) + "\n")
+    report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     return report.exit_code
 
 
-def _handle_change(engine: Engine, result: FileResult, mode: MigrateMode, *, out: TextIO, report: Report) -> None:
-    assert result.old_bytes is not None and result.new_bytes is not None
+def _handle_change(
+    engine: Engine,
+    result: FileResult,
+    diff: str,
+    mode: MigrateMode,
+    *,
+    out: TextIO,
+    report: Report,
+    output_format: str,
+    record: dict[str, Any],
+) -> bool:
+    """Show, check and/or write one planned change (`diff` its unified diff when shown);
+    False when writing it failed."""
     shown = _display(result.path)
     if result.new_path is not None:
         shown += f" -> {_display(result.new_path)}"
+    record.update(
+        new_path=_display(result.new_path) if result.new_path is not None else None,
+        cases=result.cases,
+        moved_to_extensions=result.to_extensions,
+    )
     if mode.diff:
-        old_name, new_name = _display(result.path), _display(result.new_path or result.path)
-        out.write(render_diff(_text(result.old_bytes), _text(result.new_bytes), old_name, new_name))
+        if output_format == "json":
+            record["diff"] = diff
+        else:
+            output.write_diff(out, diff)
     if mode.check:
         report.found = True
     if mode.write:
@@ -93,57 +171,142 @@ def _handle_change(engine: Engine, result: FileResult, mode: MigrateMode, *, out
         except FixtureError as error:
             report.counts["changed"] -= 1
             report.error(_display(result.path), error)
-            return
+            record.update(status="error", error=output.error_record(error))
+            return False
+    record["written"] = mode.write
     verb = "migrated" if mode.write else "would migrate"
-    report.note(f"{verb} {shown} ({', '.join(result.adapters)})", always=not mode.diff)
-
-
-def _load_all(reader: Reader, paths: Sequence[Path], *, last_duplicate_wins: bool = False) -> list[LoadedFile]:
-    loaded = []
-    for path, error in iter_files(paths):
-        loaded.append(
-            LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
+    if output_format == "github":
+        level = "error" if mode.check else "notice" if mode.write else "warning"
+        adapters = ", ".join(result.adapters)
+        message = f"{verb} to {c.CANONICAL_SCHEMA_VERSION} by {adapters}"
+        if not mode.write:
+            message += f"; run `fixture-migrate migrate {shown.split(' -> ')[0]}` and commit the result"
+        out.write(
+            output.annotation(
+                level,
+                message,
+                file=_repo_path(engine, result.path),
+                line=result.first_changed_line,
+                title="fixture-migrate",
+            )
         )
+    report.note(f"{verb} {shown} ({', '.join(result.adapters)})", always=not mode.diff)
+    return True
+
+
+def _repo_path(engine: Engine, path: Path) -> str:
+    from migrate.engine import relative_source
+
+    return relative_source(path, engine.options.repo_root)
+
+
+def _load_all(
+    reader: Reader, paths: Sequence[Path], report: Report, *, last_duplicate_wins: bool = False
+) -> list[LoadedFile]:
+    loaded = []
+    files = list(iter_selected(paths, reader.engine.options))
+    for path, error in report.track(files, "read"):
+        item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
+        loaded.append(item)
+        if item.error is None:
+            names = [adapter.name for adapter in item.adapters if adapter is not None]
+            report.note(f"{_display(path)}: {', '.join(names) if names else 'not a fixture'}")
     return loaded
 
 
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
-    return escape_json(json.dumps(value, ensure_ascii=False, indent=indent))
+    option = orjson.OPT_INDENT_2 if indent else 0
+    try:
+        text = orjson.dumps(value, option=option).decode("utf-8")
+    except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
+        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return escape_json(text)
+
+
+_READER: tuple[Reader, bool, str] | None = None
+
+
+def _start_reader(options: Options, as_migrated: bool, output_format: str) -> None:
+    global _READER
+    _READER = (Reader(Engine(options)), as_migrated, output_format)
+
+
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+    """Normalize one file (in a worker process when the run has several).
+
+    Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
+    `text` the file's cases already serialized (the members of a JSON array, or JSON
+    Lines), so only text travels back to the main process.
+    """
+    path, error = item
+    if error is not None:
+        return path, "error", error, "", 0
+    assert _READER is not None
+    reader, as_migrated, output_format = _READER
+    loaded = reader.load(path)
+    if loaded.error is not None:
+        return path, "error", loaded.error, "", 0
+    if not any(loaded.adapters):
+        return path, "not_fixture", None, "", 0
+    bad = reader.non_object_cases(loaded)
+    if bad:
+        number, where = bad[0]
+        line, column = where or (None, None)
+        problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
+        return path, "error", problem, "", 0
+    try:
+        cases = reader.cases(loaded, as_migrated=as_migrated)
+    except FixtureError as problem:
+        return path, "error", problem, "", 0
+    if not cases:
+        return path, "cases", None, "", 0
+    if output_format == "jsonl":
+        return path, "cases", None, "".join(dump_json(case, indent=None) + "\n" for case in cases), len(cases)
+    # The members of this file's array, indented as members of the one array printed.
+    return path, "cases", None, dump_json(cases)[2:-2], len(cases)
 
 
 def run_normalize(
-    paths: Sequence[Path], options: Options, *, output_format: str, as_migrated: bool, out: TextIO, report: Report
+    paths: Sequence[Path],
+    options: Options,
+    *,
+    output_format: str,
+    as_migrated: bool,
+    out: TextIO,
+    report: Report,
+    jobs: int = 1,
 ) -> int:
-    """Print the normalized cases of every fixture under `paths` as a JSON array or JSON Lines."""
-    reader = Reader(Engine(options))
-    cases: list[Any] = []
-    for loaded in _load_all(reader, paths):
-        if loaded.error is not None:
-            report.error(_display(loaded.path), loaded.error)
+    """Print the normalized cases of every fixture under `paths` as one JSON array (as the
+    reference prints it) or as JSON Lines, file by file as they are read (on up to `jobs`
+    processes, in file order), so memory does not grow with the number of files."""
+    files = list(iter_selected(paths, options))
+    results = ordered_map(
+        _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
+    )
+    written = 0
+    for _, (path, status, error, text, count) in zip(report.track(files, "normalize"), results, strict=True):
+        if status == "error":
+            assert error is not None
+            report.error(_display(path), error)
             continue
-        if not any(loaded.adapters):
+        if status == "not_fixture":
             report.count("not_fixture")
-            report.note(f"{_display(loaded.path)}: not a fixture, skipped")
+            report.note(f"{_display(path)}: not a fixture, skipped")
             continue
-        bad = reader.non_object_cases(loaded)
-        if bad:
-            number, where = bad[0]
-            line, column = where or (None, None)
-            report.error(
-                _display(loaded.path),
-                FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column),
-            )
+        report.note(f"{_display(path)}: {count} case(s)")
+        if not text:
             continue
-        try:
-            cases.extend(reader.cases(loaded, as_migrated=as_migrated))
-        except FixtureError as error:
-            report.error(_display(loaded.path), error)
-    if output_format == "jsonl":
-        out.write("".join(dump_json(case, indent=None) + "\n" for case in cases))
-    else:
-        out.write(dump_json(cases) + "\n")
+        if output_format == "jsonl":
+            out.write(text)
+        else:
+            out.write(("[\n" if not written else ",\n") + text)
+        written += 1
+    if output_format != "jsonl":
+        out.write("\n]\n" if written else "[]\n")
     return report.exit_code
 
 
@@ -156,16 +319,29 @@ def run_validate(
     as_migrated: bool,
     out: TextIO,
     report: Report,
+    readiness: bool = False,
 ) -> int:
-    """Validate every fixture under `paths`; exit 1 on validation errors, 2 on bad input."""
+    """Validate every fixture under `paths`; exit 1 on validation errors (or, with
+    `readiness`, a skill missing a required bucket), 2 on bad input.
+
+    `output_format`: "text" lines, "json" (the array of error objects; with `readiness`
+    an object `{errors, readiness}`) or "github" (one annotation per error, on the line
+    of the case or member concerned).
+    """
     reader = Reader(Engine(options))
-    loaded = _load_all(reader, paths, last_duplicate_wins=True)
+    loaded = _load_all(reader, paths, report, last_duplicate_wins=True)
     refs = RefChecker(options.repo_root, check_exists=check_refs)
-    errors, problems = validation_errors(reader, loaded, refs, as_migrated=as_migrated)
+    places: list[CaseOrigin] | None = [] if output_format == "github" else None
+    errors, problems = validation_errors(reader, loaded, refs, as_migrated=as_migrated, places=places)
     for path, error in problems:
         report.error(_display(path), error)
+    skills = _readiness(reader, loaded, refs, as_migrated=as_migrated) if readiness else None
     if output_format == "json":
-        out.write(dump_json(errors) + "\n")
+        value: Any = errors if skills is None else {"errors": errors, "readiness": [s.as_dict() for s in skills]}
+        out.write(dump_json(value) + "\n")
+    elif output_format == "github":
+        assert places is not None
+        _annotate_validation(errors, places, skills, out=out, root=options.repo_root)
     else:
         for entry in errors:
             place = entry.get("source_file") or "-"
@@ -174,20 +350,76 @@ def run_validate(
             out.write(
                 escape_text(f"{place}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
             )
-    report.found = bool(errors)
+        if skills is not None:
+            from migrate.readiness import readiness_text
+
+            out.write("".join(escape_text(line) + "\n" for line in readiness_text(skills).splitlines()))
+    report.found = bool(errors) or (skills is not None and not all(skill.ready for skill in skills))
     checked = sum(1 for item in loaded if item.error is None and any(item.adapters))
-    report.summary([("files checked", checked), ("validation errors", len(errors)), ("file errors", len(problems))])
+    parts = [("files checked", checked), ("validation errors", len(errors)), ("file errors", len(problems))]
+    if skills is not None:
+        parts.append(("skills not ready", sum(1 for skill in skills if not skill.ready)))
+    report.summary(parts)
     return report.exit_code
 
 
-def run_detect(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:
-    """Print, per file (and per payload of a multi-payload file), the adapter that claims it."""
+def _readiness(reader: Reader, loaded: list[LoadedFile], refs: RefChecker, *, as_migrated: bool) -> list[Any]:
+    from migrate.readiness import readiness
+
+    cases = []
+    for item in loaded:
+        if item.error is None and any(item.adapters):
+            try:
+                cases.extend(reader.cases(item, as_migrated=as_migrated))
+            except FixtureError:
+                continue  # already reported as a file error by validation
+    return readiness(cases, refs)
+
+
+def _annotate_validation(
+    errors: list[dict[str, Any]], places: list[CaseOrigin], skills: list[Any] | None, *, out: TextIO, root: Path
+) -> None:
+    from migrate.engine import relative_source
+    from migrate.locate import error_place
+
+    for entry, origin in zip(errors, places, strict=True):
+        if entry["reason_code"] == c.DUPLICATE_KEY:
+            continue  # annotated already, as the file error it also is
+        where = error_place(origin, entry)
+        line, col = where if where is not None else (None, None)
+        message = f"{entry.get('id') or '-'}: {entry['message']}"
+        name = relative_source(origin.file.path, root)
+        out.write(output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"]))
+    for skill in skills or ():
+        if skill.ready:
+            continue
+        name = skill.skill if skill.skill is not None else "(no skill)"
+        message = (
+            f"skill {name} is not ready: no valid {' or '.join(skill.missing)} case; {'; '.join(skill.next_steps())}"
+        )
+        first = skill.files[0] if skill.files else None
+        out.write(output.annotation("error", message, file=first, line=1 if first else None, title="readiness"))
+
+
+def run_detect(
+    paths: Sequence[Path], options: Options, *, out: TextIO, report: Report, output_format: str = "text"
+) -> int:
+    """Print, per file (and per payload of a multi-payload file), the adapter that claims it.
+
+    `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind}`,
+    adapter null for "not a fixture"; errors as `{path, error}`), or "github" (a notice
+    on each legacy file, an error annotation for each file that cannot be read).
+    """
     reader = Reader(Engine(options))
-    for loaded in _load_all(reader, paths):
+    records: list[dict[str, Any]] = []
+    for loaded in _load_all(reader, paths, report):
         if loaded.error is not None:
             report.error(_display(loaded.path), loaded.error)
+            records.append({"path": _display(loaded.path), "error": output.error_record(loaded.error)})
             continue
         assert loaded.document is not None
+        if not loaded.document.units:  # a YAML stream or Python module with no payload in it
+            out.write(escape_text(f"{_display(loaded.path)}: not a fixture") + "\n")
         for unit, adapter in zip(loaded.document.units, loaded.adapters, strict=True):
             where = _display(loaded.path) + (f" [{unit.label}]" if unit.label else "")
             if adapter is None:
@@ -196,8 +428,35 @@ def run_detect(paths: Sequence[Path], options: Options, *, out: TextIO, report: 
                 claim = "canonical"
             else:
                 claim = f"{adapter.name} ({adapter.kind})"
-            out.write(escape_text(f"{where}: {claim}") + "\n")
+            records.append(
+                {
+                    "path": _display(loaded.path),
+                    "unit": unit.label,
+                    "adapter": adapter.name if adapter else None,
+                    "kind": adapter.kind if adapter else None,
+                }
+            )
+            if output_format == "text":
+                out.write(escape_text(f"{where}: {claim}") + "\n")
+            elif output_format == "github" and adapter is not None and adapter.kind != "canonical":
+                from migrate.engine import relative_source
+
+                message = (
+                    f"legacy fixture ({claim}); `fixture-migrate migrate {_display(loaded.path)}` rewrites it as v1"
+                )
+                name = relative_source(loaded.path, options.repo_root)
+                out.write(output.annotation("notice", message, file=name, line=1, title="fixture-migrate"))
+    if output_format == "json":
+        out.write(dump_json(records) + "\n")
     return report.exit_code
+
+
+def run_schema(*, out: TextIO) -> int:
+    """Print the JSON Schema (draft 2020-12) of a canonical v1 file."""
+    from migrate.schema import canonical_schema
+
+    out.write(dump_json(canonical_schema()) + "\n")
+    return 0
 
 
 def run_adapters(*, out: TextIO) -> int:

@@ -1,5 +1,12 @@
 """Unified diffs of a migration, safe to print on a terminal.
 
+Lines are matched with patience diff: lines that occur once in both texts
+anchor the alignment (their longest common subsequence), and only the short
+stretches between anchors are compared line by line. A migration moves many
+members, and a plain longest-match diff is quadratic on such files; patience
+stays near linear and pairs each case with itself, which is also what a
+reviewer wants to read.
+
 A fixture can hold any character; printed raw, an ANSI escape sequence in a
 string would rewrite the reviewer's terminal. Every line of a diff and every
 path in it goes through `escape_text`, which shows control characters (and the
@@ -8,8 +15,10 @@ bidirectional overrides that can reorder what a reader sees) as escapes.
 
 from __future__ import annotations
 
-import difflib
 import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
@@ -61,7 +70,7 @@ def render_diff(old: str, new: str, old_name: str, new_name: str, context: int =
         return ""
     a, b = _split(old), _split(new)
     out = [f"--- a/{escape_text(old_name)}\n", f"+++ b/{escape_text(new_name)}\n"]
-    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
+    for group in _grouped_opcodes(_opcodes(a, b), context):
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
         for tag, i1, i2, j1, j2 in group:
@@ -71,6 +80,129 @@ def render_diff(old: str, new: str, old_name: str, new_name: str, context: int =
             out.extend(_show("-", line) for line in a[i1:i2])
             out.extend(_show("+", line) for line in b[j1:j2])
     return "".join(out)
+
+
+_GAP_LIMIT = 4000
+"""Stretches without unique anchors longer than this (lines on either side) are shown as
+one replacement rather than aligned line by line, which is quadratic."""
+
+
+def _matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """`(i, j, n)` blocks with `a[i:i+n] == b[j:j+n]`, increasing in both, by patience diff."""
+    blocks: list[tuple[int, int, int]] = []
+    # A stack of regions still to align (in reverse order) and anchors found between them.
+    stack: list[tuple[int, int, int, int] | tuple[int, int]] = [(0, len(a), 0, len(b))]
+    while stack:
+        task = stack.pop()
+        if len(task) == 2:
+            blocks.append((task[0], task[1], 1))
+            continue
+        alo, ahi, blo, bhi = task
+        while alo < ahi and blo < bhi and a[alo] == b[blo]:
+            blocks.append((alo, blo, 1))
+            alo, blo = alo + 1, blo + 1
+        suffix = 0
+        while alo < ahi - suffix and blo < bhi - suffix and a[ahi - suffix - 1] == b[bhi - suffix - 1]:
+            suffix += 1
+        tail = [(ahi - k, bhi - k) for k in range(suffix, 0, -1)]
+        ahi, bhi = ahi - suffix, bhi - suffix
+        anchors = _unique_common(a, b, alo, ahi, blo, bhi) if alo < ahi and blo < bhi else []
+        if not anchors:
+            if alo < ahi and blo < bhi and (ahi - alo) * (bhi - blo) <= _GAP_LIMIT * _GAP_LIMIT // 16:
+                import difflib  # only for stretches with no unique line, which are rare
+
+                matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+                blocks.extend((alo + i, blo + j, n) for i, j, n in matcher.get_matching_blocks() if n)
+            blocks.extend((i, j, 1) for i, j in tail)
+            continue
+        # Push in reverse: the tail, then each anchor with the region before it.
+        pending: list[tuple[int, int, int, int] | tuple[int, int]] = list(reversed(tail))
+        pi, pj = alo, blo
+        steps: list[tuple[int, int, int, int] | tuple[int, int]] = []
+        for i, j in anchors:
+            steps.append((pi, i, pj, j))
+            steps.append((i, j))
+            pi, pj = i + 1, j + 1
+        steps.append((pi, ahi, pj, bhi))
+        stack.extend(pending)
+        stack.extend(reversed(steps))
+    blocks.sort()
+    merged: list[tuple[int, int, int]] = []
+    for i, j, n in blocks:
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+        else:
+            merged.append((i, j, n))
+    return merged
+
+
+def _unique_common(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+    """The longest chain, increasing in both texts, of lines that occur once in each region."""
+    count_a = Counter(a[alo:ahi])
+    count_b = Counter(b[blo:bhi])
+    where_b = {b[j]: j for j in range(blo, bhi) if count_b[b[j]] == 1}
+    pairs = [(i, where_b[a[i]]) for i in range(alo, ahi) if count_a[a[i]] == 1 and a[i] in where_b]
+    # Longest increasing subsequence of the j's (patience sorting), keeping predecessors.
+    tops: list[int] = []
+    top_index: list[int] = []
+    previous: list[int] = []
+    for k, (_, j) in enumerate(pairs):
+        pile = bisect_left(tops, j)
+        previous.append(top_index[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(j)
+            top_index.append(k)
+        else:
+            tops[pile] = j
+            top_index[pile] = k
+    chain: list[tuple[int, int]] = []
+    k = top_index[-1] if top_index else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = previous[k]
+    return chain[::-1]
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib-style opcodes (`equal`, `replace`, `delete`, `insert`) from the matching blocks."""
+    codes: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in [*_matching_blocks(a, b), (len(a), len(b), 0)]:
+        if i < ai and j < bj:
+            codes.append(("replace", i, ai, j, bj))
+        elif i < ai:
+            codes.append(("delete", i, ai, j, bj))
+        elif j < bj:
+            codes.append(("insert", i, ai, j, bj))
+        if size:
+            codes.append(("equal", ai, ai + size, bj, bj + size))
+        i, j = ai + size, bj + size
+    return codes
+
+
+def _grouped_opcodes(
+    codes: list[tuple[str, int, int, int, int]], n: int
+) -> Iterator[list[tuple[str, int, int, int, int]]]:
+    """Hunks of opcodes with `n` lines of context (as `SequenceMatcher.get_grouped_opcodes`)."""
+    if not codes:
+        return
+    codes = list(codes)
+    if codes[0][0] == "equal":
+        _, i1, i2, j1, j2 = codes[0]
+        codes[0] = ("equal", max(i1, i2 - n), i2, max(j1, j2 - n), j2)
+    if codes[-1][0] == "equal":
+        _, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = ("equal", i1, min(i2, i1 + n), j1, min(j2, j1 + n))
+    group: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * n:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
 
 
 def _range(start: int, stop: int) -> str:

@@ -21,13 +21,13 @@ from typing import Any
 from migrate import contract as c
 from migrate.adapter import Adapter, Context
 from migrate.compatibility import compatibility_violations
-from migrate.conservation import filled_in_place, missing_leaves
+from migrate.conservation import missing_leaves
 from migrate.errors import FixtureError, MappingError
-from migrate.formats import MAX_DEPTH, Document, Unit, load_document, syntax_of
+from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
-from migrate.plan import Node, Src, count_moves, is_unchanged, materialize
+from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
-from migrate.validate import RefChecker, ValidationError, validate_cases
+from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
 from migrate.writes import (
     TEMP_SUFFIX,
     HardLinks,
@@ -53,15 +53,21 @@ def find_repo_root(start: Path) -> Path:
 
 def relative_source(path: Path, root: Path) -> str:
     """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
-    return Path(os.path.relpath(os.path.abspath(path), os.path.abspath(root))).as_posix()
+    full = os.path.abspath(path)
+    base = os.path.abspath(root)
+    if full.startswith(base + os.sep):
+        return full[len(base) + 1 :].replace(os.sep, "/")
+    return Path(os.path.relpath(full, base)).as_posix()
 
 
 @dataclass
 class Options:
-    """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one."""
+    """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one,
+    `py_names` the names a bare case list in a Python module is a fixture under (`--py-name`)."""
 
     repo_root: Path
     skill: str | None = None
+    py_names: tuple[str, ...] = DEFAULT_PY_NAMES
 
     def context(self, path: Path) -> Context:
         return Context(source_file=relative_source(path, self.repo_root), skill=self.skill)
@@ -74,7 +80,9 @@ class FileResult:
     `status` is one of "changed" (a migration is planned or was written),
     "unchanged", "not_fixture", "error". `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
-    `old_text`/`new_text` hold the decoded texts of a planned change.
+    `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
+    counts the cases of a changed file, `moved` the source values placed elsewhere,
+    `to_extensions` per adapter the fields a change moves under `extensions`.
     """
 
     path: Path
@@ -86,6 +94,8 @@ class FileResult:
     new_bytes: bytes | None = None
     cases: int = 0
     moved: int = 0
+    first_changed_line: int = 1
+    to_extensions: dict[str, int] = field(default_factory=dict)
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
@@ -118,13 +128,14 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield Path(directory) / name
 
 
-def read_document(path: Path, *, duplicates: str = "refuse") -> Document:
+def read_document(path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None) -> Document:
     """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
 
-    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins).
-    Only a regular file of at most `migrate.writes.MAX_FILE_BYTES` is read.
+    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins);
+    `py_names` as for `load_document`. Only a regular file of at most
+    `migrate.writes.MAX_FILE_BYTES` is read.
     """
-    return load_document(path, read_fixture(path), duplicates=duplicates)
+    return load_document(path, read_fixture(path), duplicates=duplicates, py_names=py_names)
 
 
 def _place(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -155,6 +166,23 @@ def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node 
         schema_version=version if c.js_truthy(version) else None,
         normalized_from="canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter",
     )
+
+
+def _shown_leaf(leaf: Any) -> str:
+    if isinstance(leaf, str):
+        return repr(leaf)
+    kind, value = leaf
+    return "an object" if (kind, value) == ("object", "fillable") else repr(value)
+
+
+def first_changed_line(old: bytes, new: bytes) -> int:
+    """The 1-based line of `old` where a change to `new` begins (where every diff's first
+    hunk starts changing lines)."""
+    a, b = old.split(b"\n"), new.split(b"\n")
+    for index, (before, after) in enumerate(zip(a, b, strict=False)):
+        if before != after:
+            return index + 1
+    return min(len(a), len(b))
 
 
 def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
@@ -208,7 +236,7 @@ class Engine:
             return FileResult(path, "error", error=error)
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
-        document = load_document(path, raw)
+        document = load_document(path, raw, py_names=self.options.py_names)
         adapters = self.detect(document)
         if all(adapter is None for adapter in adapters):
             return FileResult(path, "not_fixture")
@@ -225,13 +253,19 @@ class Engine:
                 raise _place(error, document, index) from None
             targets.append(target)
             result.moved += count_moves(target)
+            moved_in = count_extension_moves(target)
+            if moved_in:
+                result.to_extensions[adapter.name] = result.to_extensions.get(adapter.name, 0) + moved_in
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
             return result
         new_bytes = document.render(targets)
-        new_units = self._check(document, adapters, targets, new_bytes, context)
+        if new_bytes == document.raw and document.output_path == path:
+            return result  # the edits write back what is there (a bare case list already canonical)
+        new_units = self._check(document, adapters, new_bytes, context)
         result.status = "changed"
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
+        result.first_changed_line = first_changed_line(document.raw, new_bytes)
         if document.output_path != path:
             result.new_path = document.output_path
         return result
@@ -240,7 +274,6 @@ class Engine:
         self,
         document: Document,
         adapters: list[Adapter | None],
-        targets: list[Node],
         new_bytes: bytes,
         context: Context,
     ) -> list[Any]:
@@ -257,10 +290,8 @@ class Engine:
             ) from None
         old_units = [unit.data for unit in document.units]
         missing = missing_leaves(old_units, new_units)
-        for target, old, new in zip(targets, old_units, new_units, strict=True):
-            missing -= filled_in_place(target, old, new)
         if missing:
-            sample = ", ".join(repr(value) for (_, value) in list(missing)[:3])
+            sample = ", ".join(_shown_leaf(leaf) for leaf in list(missing)[:3])
             raise FixtureError(
                 f"refused: the migration would lose {sum(missing.values())} value(s): {sample}", code="conservation"
             )
@@ -339,23 +370,29 @@ class Reader:
         key is read as the reference reads it (the last one wins) and the repeat is kept
         in `duplicate`, so validation can report it beside the reference's errors. A symlink
         leading outside the repo root is refused, as `migrate` refuses it."""
+        py_names = self.engine.options.py_names
         try:
             resolve_target(path, self.engine.options.repo_root)
-            document = read_document(path)
+            document = read_document(path, py_names=py_names)
         except FixtureError as error:
             if error.code != "duplicate_key" or not last_duplicate_wins:
                 return LoadedFile(path, error=error)
             try:
-                document = read_document(path, duplicates="last")
+                document = read_document(path, duplicates="last", py_names=py_names)
             except FixtureError:
                 return LoadedFile(path, error=error)
             return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
         return LoadedFile(path, document, self.engine.detect(document))
 
-    def cases(self, loaded: LoadedFile, *, as_migrated: bool = False) -> list[NormalizedCase]:
+    def cases(
+        self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
+    ) -> list[NormalizedCase]:
         """The normalized cases of a loaded file: the reference's view of each payload,
         or with `as_migrated` (and for bare case lists, which the reference cannot read)
-        the view of its migration. Raises `FixtureError` for a mapping failure."""
+        the view of its migration. Raises `FixtureError` for a mapping failure.
+
+        With `origins`, one `CaseOrigin` per returned case is appended to it: where the
+        case is in the file (None for a case a migration makes from other data)."""
         assert loaded.document is not None
         context = self.engine.options.context(loaded.path)
         cases: list[NormalizedCase] = []
@@ -364,11 +401,14 @@ class Reader:
                 continue
             if as_migrated or unit.shape != "payload":
                 try:
-                    cases.extend(migrated_cases(unit, adapter, context))
+                    found = migrated_cases(unit, adapter, context)
                 except FixtureError as error:
                     raise _place(error, loaded.document, index) from None
             else:
-                cases.extend(reference_cases(unit, context))
+                found = reference_cases(unit, context)
+            cases.extend(found)
+            if origins is not None:
+                origins.extend(_case_origins(loaded, index, len(found)))
         return cases
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
@@ -388,13 +428,43 @@ class Reader:
         return found
 
 
+@dataclass(frozen=True)
+class CaseOrigin:
+    """Where a normalized case (or a validation error) comes from: the file, the unit of its
+    document and the payload path of the case (`("cases", 3)`; None where unknown)."""
+
+    file: LoadedFile
+    unit: int | None = None
+    case: tuple[str | int, ...] | None = None
+
+
+def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin]:
+    """The origins of the `count` cases normalized from unit `index`: the object entries of
+    its case list in order, when their number is `count`; else unknown."""
+    assert loaded.document is not None
+    data = loaded.document.units[index].data
+    if isinstance(data, list):
+        paths: list[tuple[str | int, ...]] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
+    else:
+        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+        entries = data[key] if key is not None else []
+        paths = [(key, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
+    if len(paths) != count:
+        return [CaseOrigin(loaded, index) for _ in range(count)]
+    return [CaseOrigin(loaded, index, path) for path in paths]
+
+
 def validation_errors(
-    reader: Reader, files: list[LoadedFile], refs: RefChecker, *, as_migrated: bool = False
+    reader: Reader,
+    files: list[LoadedFile],
+    refs: RefChecker,
+    *,
+    as_migrated: bool = False,
+    places: list[CaseOrigin] | None = None,
 ) -> tuple[list[ValidationError], list[tuple[Path, FixtureError]]]:
     """The validation errors of all `files` (duplicate ids across them), and the files'
-    own errors (unreadable, bad syntax), in file order."""
-    from migrate.validate import CaseIdRegistry, make_error
-
+    own errors (unreadable, bad syntax), in file order. With `places`, one `CaseOrigin`
+    per error is appended to it (the case the error is about, where known)."""
     ids = CaseIdRegistry()
     errors: list[ValidationError] = []
     problems: list[tuple[Path, FixtureError]] = []
@@ -408,14 +478,25 @@ def validation_errors(
             where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
             entry = {"source_file": source_file}
             errors.append(make_error(c.DUPLICATE_KEY, entry, loaded.duplicate.message, **where))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
+        origins: list[CaseOrigin] | None = [] if places is not None else None
         try:
-            cases = reader.cases(loaded, as_migrated=as_migrated)
+            cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
         except FixtureError as error:
             problems.append((loaded.path, error))
             continue
-        errors.extend(validate_cases(cases, refs, ids))
+        if places is None or origins is None:
+            errors.extend(validate_cases(cases, refs, ids))
+        else:
+            for case, origin in zip(cases, origins, strict=True):
+                found = validate_cases([case], refs, ids)
+                errors.extend(found)
+                places.extend([origin] * len(found))
         for number, where in reader.non_object_cases(loaded):
             extra = {"line": where[0], "column": where[1]} if where else {}
             entry = {"source_file": source_file, "id": None, "skill": None}
             errors.append(make_error(c.CASE_NOT_OBJECT, entry, f"case {number} is not an object", **extra))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
     return errors, problems

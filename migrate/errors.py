@@ -19,6 +19,16 @@ class FixtureError(Exception):
         self.line = line
         self.column = column
 
+    def __reduce__(self):  # keyword arguments survive pickling (parallel runs)
+        return (_rebuild, (type(self), self.message, self.__dict__.copy()))
+
+
+def _rebuild(cls: type, message: str, state: dict) -> FixtureError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 class MappingError(FixtureError):
     """The payload cannot be mapped to the canonical shape without losing or inventing data."""

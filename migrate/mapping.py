@@ -41,6 +41,9 @@ from migrate.plan import Arr, Node, Obj, Path, Src, Val
 FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
 """Canonical case members an adapter may fill where the reference leaves them empty."""
 
+_CASE_KEYS = frozenset(c.CASE_KEYS)
+_NO_EXTENSIONS: dict[str, Any] = {}
+
 
 def free_key(key: str, taken: Iterable[str]) -> str:
     """`key`, or the first `<key>__legacy`, `<key>__legacy_2`, ... not in `taken`."""
@@ -142,6 +145,14 @@ class CaseMapper:
         """
         if not isinstance(entry, dict):
             raise MappingError(f"case {index + 1} is {_kind(entry)}, not an object", code=c.CASE_NOT_OBJECT, path=path)
+        # Fast path: with every member at home no rule below applies (fills and the
+        # reference's other names are never canonical members), unless an id is owed.
+        if (
+            _CASE_KEYS.issuperset(entry)
+            and isinstance(entry.get("extensions", _NO_EXTENSIONS), dict)
+            and (not self.explicit_ids or c.is_non_empty_string(entry.get("id")))
+        ):
+            return Src(path)
         edit = _Edit(path)
 
         # id: written wherever the reference's id would not survive the migration as is.

@@ -103,3 +103,17 @@ def count_moves(node: Node, path: Path = ()) -> int:
         return sum(count_moves(child, own + (key,) if own is not None else ("\0",)) for key, child in node.members)
     own = node.origin
     return sum(count_moves(child, own + (i,) if own is not None else ("\0",)) for i, child in enumerate(node.items))
+
+
+def count_extension_moves(node: Node, at: Path = ()) -> int:
+    """How many source values the target moves under an `extensions` object from elsewhere
+    (the "fields moved to extensions" of a migration summary); `at` is `node`'s target path."""
+    if isinstance(node, Src):
+        moved_in = len(at) >= 2 and at[-2] == "extensions"
+        was_there = len(node.path) >= 2 and node.path[-2] == "extensions"
+        return 1 if moved_in and not was_there else 0
+    if isinstance(node, Obj):
+        return sum(count_extension_moves(child, at + (key,)) for key, child in node.members)
+    if isinstance(node, Arr):
+        return sum(count_extension_moves(child, at + (i,)) for i, child in enumerate(node.items))
+    return 0

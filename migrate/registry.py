@@ -2,15 +2,26 @@
 
 Built-in adapters are listed here, explicitly, in detection order: the
 canonical pass-through, then the legacy families (each told apart by its
-schema_version or shape), then `generic`, which claims any payload with a case
-list and so must come last. The first adapter that claims a unit migrates it.
+schema_version or shape), then `case_list` (bare case lists bound to a name in
+code) and `generic`, which claims any payload with a case list and so must come
+last. The first adapter that claims a unit migrates it.
+Import adapters (`kind = "external"`, `migrate.external`) are listed too; they
+never claim a unit, `fixture-migrate import` picks them.
+
+Third-party adapters come from the entry-point group `fixture_migrate.adapters`
+(each entry point names an adapter object or a class to instantiate). A plugin
+that fails to load is reported by its distribution name and skipped; a plugin
+named like a built-in adapter is an error (`RegistryError`).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from migrate.adapter import Adapter
 from migrate.formats import Unit
@@ -41,7 +52,14 @@ BUILTIN_ADAPTERS = (
     "spec_write_skill_trigger_cases_v1",
     "yao_semantic_trigger_cases_v1",
     "output_cases_jsonl",
+    "case_list",
     "generic",
+    "openai_evals",
+    "promptfoo",
+    "inspect_ai",
+    "skill_creator",
+    "deepeval",
+    "langsmith",
 )
 """Module names under `adapters/`, in detection order; each holds one `ADAPTER`."""
 
@@ -84,7 +102,84 @@ def load_builtin(name: str) -> Adapter:
     return importlib.import_module(f"adapters.{name}").ADAPTER
 
 
+ENTRY_POINT_GROUP = "fixture_migrate.adapters"
+
+
+def _warn(message: str) -> None:
+    print(f"fixture-migrate: warning: {message}", file=sys.stderr)
+
+
+def _may_declare(group: str) -> bool:
+    """Whether a distribution on `sys.path` may declare entry points of `group`.
+
+    A first look at each `*.dist-info`/`*.egg-info` folder's `entry_points.txt` (a few
+    milliseconds) that spares a run the import of `importlib.metadata` (some 30 ms) when
+    no plugin is installed. A path entry it cannot look into (a zip file) answers yes.
+    """
+    needle = f"[{group}]".encode()
+    for entry in sys.path:
+        try:
+            found = os.scandir(entry or ".")
+        except NotADirectoryError:
+            return True
+        except OSError:
+            continue
+        with found:
+            for item in found:
+                if not item.name.endswith((".dist-info", ".egg-info")):
+                    continue
+                try:
+                    with open(os.path.join(item.path, "entry_points.txt"), "rb") as handle:
+                        if needle in handle.read():
+                            return True
+                except OSError:
+                    continue
+    return False
+
+
+def entry_points_of(group: str) -> list[Any]:
+    """The entry points of `group` (`importlib.metadata.EntryPoint`s), sorted by name.
+
+    Discovery is once per run (`default_registry` is cached); `importlib.metadata` is
+    imported only when some distribution may declare the group (`_may_declare`).
+    """
+    if not _may_declare(group):
+        return []
+    from importlib.metadata import entry_points
+
+    return sorted(entry_points(group=group), key=lambda point: point.name)
+
+
+def load_plugins(warn: Callable[[str], None] = _warn) -> list[Adapter]:
+    """The adapters of the `fixture_migrate.adapters` entry points, sorted by entry-point name.
+
+    A plugin that fails to import, or whose object is not an adapter, is reported through
+    `warn` by its distribution name and skipped. Raises `RegistryError` when a plugin is
+    named like a built-in adapter.
+    """
+    found: list[Adapter] = []
+    for point in entry_points_of(ENTRY_POINT_GROUP):
+        dist = point.dist.name if point.dist is not None else "an unknown distribution"
+        try:
+            loaded = point.load()
+            adapter = loaded() if isinstance(loaded, type) else loaded
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the run
+            warn(f"adapter plugin {point.name!r} of {dist} failed to load ({type(exc).__name__}: {exc}); skipped")
+            continue
+        if not isinstance(adapter, Adapter):
+            warn(
+                f"adapter plugin {point.name!r} of {dist} is not an adapter (name, kind, summary, claims, to_canonical); skipped"
+            )
+            continue
+        if adapter.name in BUILTIN_ADAPTERS:
+            raise RegistryError(
+                f"adapter plugin {point.name!r} of {dist} is named {adapter.name!r}, like a built-in adapter"
+            )
+        found.append(adapter)
+    return found
+
+
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry of the built-in adapters."""
-    return Registry(load_builtin(name) for name in BUILTIN_ADAPTERS)
+    """The registry of the built-in adapters and the installed plugins."""
+    return Registry([*(load_builtin(name) for name in BUILTIN_ADAPTERS), *load_plugins()])

@@ -12,47 +12,103 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 from migrate.diff import escape_text
 from migrate.errors import FixtureError
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
+T = TypeVar("T")
+
+_REPORT_IT = "the file was left as it was; please report this as a bug, with the file"
+NEXT_STEPS = {
+    "invalid_json": "fix the syntax at that place, then run again",
+    "duplicate_key": "keep one of the two members (a JSON reader keeps only the last), then run again",
+    "empty": "give the file a fixture or delete it, or exclude it in [tool.fixture-migrate]",
+    "not_an_object": "if it is not a fixture, exclude it in [tool.fixture-migrate]",
+    "case_not_object": "make every case an object, then run again",
+    "extensions_not_object": "make `extensions` an object, then run again",
+    "unsupported": "name .json or .jsonl files, or a directory",
+    "io": "check the path and its permissions",
+    "exists": "move the existing file away, then run again",
+    "conservation": _REPORT_IT,
+    "internal": _REPORT_IT,
+    "too_deep": "the file was left as it was",
+    "too_large": "the file was not read; split it into several fixture files",
+    "not_regular": "only regular files are read; exclude it in [tool.fixture-migrate]",
+    "read_only": "make it writable (chmod u+w) if it should be migrated, then run again",
+    "changed_meanwhile": "run again once the other writer is done",
+    "symlink_outside_repo": "migrate the file it points to in its own repository, or pass --repo-root",
+    "symlink_rename": "migrate the file the link points to",
+    "hard_link_outside_repo": "run from a --repo-root that holds every link, or copy the file to break the link",
+}
+"""Per error code, what the user can do next; appended to the message as `(help: ...)`."""
+
+
+def next_step(error: FixtureError) -> str | None:
+    """What to do about `error`, or None when its message already says it."""
+    return NEXT_STEPS.get(error.code)
+
 
 def format_error(path: Path | str, error: FixtureError) -> str:
-    """`path:line:column: message [code]`, the place omitted where unknown."""
+    """`path:line:column: error: message [code] (help: next step)`, the place omitted where unknown."""
     place = str(path)
     if error.line is not None:
         place += f":{error.line}"
         if error.column is not None:
             place += f":{error.column}"
-    return escape_text(f"{place}: error: {error.message} [{error.code}]")
+    step = next_step(error)
+    help_text = f" (help: {step})" if step else ""
+    return escape_text(f"{place}: error: {error.message} [{error.code}]{help_text}")
 
 
 class Report:
     """Counts outcomes per status and prints what the user needs to know.
 
     `verbose` names every file; `quiet` prints only errors. Messages go to `err`.
+    `progress` allows a progress bar on `err` for long runs (`migrate.progress` decides
+    whether one is shown); while it is shown, messages print above it.
     """
 
-    def __init__(self, *, err: TextIO | None = None, quiet: bool = False, verbose: bool = False) -> None:
+    def __init__(
+        self, *, err: TextIO | None = None, quiet: bool = False, verbose: bool = False, progress: bool = False
+    ) -> None:
         self.err = err or sys.stderr
         self.quiet = quiet
         self.verbose = verbose
+        self.progress = progress
+        self.live: Any = None  # the progress display while one is shown (`migrate.progress`)
         self.counts: Counter[str] = Counter()
         self.found = False
+
+    def print(self, line: str) -> None:
+        """Print one line on `err`, above the progress bar if one is shown."""
+        if self.live is not None:
+            self.live.print(line)
+        else:
+            print(line, file=self.err)
 
     def error(self, path: Path | str, error: FixtureError) -> None:
         """Record and print an error for `path`."""
         self.counts["error"] += 1
-        print(format_error(path, error), file=self.err)
+        self.print(format_error(path, error))
 
     def note(self, message: str, *, always: bool = False) -> None:
         """Print a line about a file: shown unless quiet (`always`), or only when verbose."""
         if (always and not self.quiet) or self.verbose:
-            print(escape_text(message), file=self.err)
+            self.print(escape_text(message))
+
+    def track(self, items: Sequence[T], label: str) -> Iterator[T]:
+        """Iterate over `items`, showing a progress bar on `err` when the run is long and
+        `err` is a terminal (see `migrate.progress.track`)."""
+        if not self.progress or self.quiet:
+            return iter(items)
+        from migrate.progress import track
+
+        return track(items, self, label)
 
     def count(self, status: str, n: int = 1) -> None:
         self.counts[status] += n
@@ -67,4 +123,9 @@ class Report:
         """Print `label: n` parts with a non-zero count, unless quiet."""
         shown = [f"{label}: {n}" for label, n in parts if n]
         if shown and not self.quiet:
-            print(", ".join(shown), file=self.err)
+            self.print(", ".join(shown))
+
+    def summary_line(self, text: str) -> None:
+        """Print the run's summary line, unless quiet."""
+        if text and not self.quiet:
+            self.print(escape_text(text))

@@ -54,9 +54,7 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -233,6 +231,8 @@ def _stem(name: str) -> str:
 
 def _link_temp(source: str, beside: str) -> str:
     """A new temporary name beside the path `beside`, hard-linked to the file `source`."""
+    import secrets  # imported only by runs that meet a hard-linked file
+
     directory, name = os.path.split(beside)
     while True:
         link = os.path.join(directory, f".{_stem(name)}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
@@ -246,6 +246,8 @@ def _link_temp(source: str, beside: str) -> str:
 def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | None) -> str:
     """A new temporary file in `directory` holding `data`, fsynced, with the mode (and,
     where allowed, owner) of `like`. Raises `OSError`; leaves nothing behind then."""
+    import tempfile  # imported only by runs that write
+
     fd, tmp = -1, ""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{_stem(name)}.", suffix=TEMP_SUFFIX, dir=directory)
@@ -254,7 +256,9 @@ def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | 
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
-        if like is not None:
+        if like is None:
+            os.fchmod(fd, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
+        else:
             os.fchmod(fd, stat.S_IMODE(like.st_mode))
             if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()):
                 try:
@@ -270,6 +274,12 @@ def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | 
         if tmp:
             _remove(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove(path: str) -> None:
@@ -343,12 +353,15 @@ def write_atomic(
     path: Path,
     data: bytes,
     *,
-    original: bytes,
+    original: bytes | None,
     root: Path | None = None,
     hard_links: HardLinks | None = None,
+    mode_from: Path | None = None,
     before_swap: Callable[[], None] | None = None,
 ) -> None:
-    """Replace the content of the existing file `path` (which held `original`) with `data`.
+    """Replace the content of the existing file `path` (which held `original`) with `data`;
+    with `original` None, create `path` as `write_new` does (never over an existing file,
+    with the mode of `mode_from` if it exists).
 
     See the module docstring for the steps and guarantees. `root` is the repo root
     (symlinks are followed only inside it; None follows any); `hard_links` finds the
@@ -362,6 +375,9 @@ def write_atomic(
     error no temporary file stays and `path` is untouched.
     """
     target = resolve_target(path, root)
+    if original is None:
+        write_new(target, data, mode_from=mode_from or target)
+        return
     try:
         info = os.stat(target)
     except FileNotFoundError:
@@ -429,7 +445,8 @@ def write_new(path: Path, data: bytes, *, mode_from: Path) -> bool:
     The bytes go through a temporary file as in `write_atomic`, then are linked
     under `path` (`os.link` fails when the name exists, so a file created meanwhile
     is never clobbered; where hard links are unsupported, an existence check and a
-    rename are used). The new file takes the permission bits of `mode_from`.
+    rename are used). The new file takes the permission bits of `mode_from`, or
+    where it does not exist those a newly created file gets (0666 less the umask).
 
     Returns False when `path` exists already holding exactly `data` (a run that was
     interrupted after writing it): nothing is written. Raises `FixtureError` with

@@ -246,7 +246,7 @@ def test_disk_full_is_reported_exit_2_original_intact_others_continue(tmp_path, 
     code, err = run_migrate(tmp_path)
     assert code == 2
     assert f"{first.as_posix()}: error: cannot write: No space left on device; the file is unchanged [io]" in err
-    assert "migrated: 1" in err and "errors: 1" in err
+    assert "1 migrated" in err and "1 error" in err
     assert first.read_bytes() == LEGACY and second.read_bytes() != LEGACY
     assert not list(tmp_path.rglob("*" + TEMP_SUFFIX))
 
@@ -297,15 +297,15 @@ def test_unreadable_file_is_reported_and_others_continue(tmp_path):
 
 def test_file_deleted_between_the_walk_and_the_read(tmp_path, monkeypatch):
     first, second = two_files(tmp_path)
-    real_iter = commands.iter_files
+    real_iter = commands.iter_selected
 
-    def walk_then_delete(paths):
-        for path, error in real_iter(paths):
+    def walk_then_delete(paths, options):
+        for path, error in real_iter(paths, options):
             if path == first:
                 first.unlink()
             yield path, error
 
-    monkeypatch.setattr(commands, "iter_files", walk_then_delete)
+    monkeypatch.setattr(commands, "iter_selected", walk_then_delete)
     code, err = run_migrate(tmp_path)
     assert code == 2
     assert f"{first.as_posix()}: error: cannot read: No such file or directory [io]" in err

@@ -9,8 +9,10 @@ only then, so a JSON-only run never imports ruamel.yaml or libcst.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,10 +23,18 @@ from migrate.plan import Path as NodePath
 
 BOM = b"\xef\xbb\xbf"
 
-SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl"}
+SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".py": "python"}
 """File suffix -> syntax name; a directory walk visits these suffixes."""
 
-_MODULES = {"json": "migrate.formats.json_format", "jsonl": "migrate.formats.jsonl_format"}
+DEFAULT_PY_NAMES = ("CASES", "FIXTURE")
+"""Names a bare list of case dicts in a Python module is a fixture under, unless `--py-name` says others."""
+
+_MODULES = {
+    "json": "migrate.formats.json_format",
+    "jsonl": "migrate.formats.jsonl_format",
+    "yaml": "migrate.formats.yaml_format",
+    "python": "migrate.formats.python_format",
+}
 
 MAX_DEPTH = 128
 """The deepest nesting of arrays and objects read, the top-level value counting as 1.
@@ -38,11 +48,14 @@ writers, the checks, the reference's recursive rules); 128 is serde_json's defau
 class Unit:
     """One payload of a file: `data` is the parsed top-level object (`shape` "payload"),
     or a bare list of cases with no envelope (`shape` "case_list", as in JSONL);
-    `label` says where it sits when a file holds several (None for a whole file)."""
+    `label` says where it sits when a file holds several (None for a whole file).
+    `binding` is set for a bare case list bound to a name in code (a Python module's
+    `CASES = [...]`): code may use it as a list, so it stays one when migrated."""
 
     data: Any
     shape: str = "payload"
     label: str | None = None
+    binding: str | None = None
 
 
 class Document(ABC):
@@ -81,11 +94,15 @@ def syntax_of(path: Path) -> str | None:
     return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
 
 
-def load_document(path: Path, raw: bytes, *, duplicates: str = "refuse") -> Document:
+def load_document(
+    path: Path, raw: bytes, *, duplicates: str = "refuse", py_names: Sequence[str] | None = None
+) -> Document:
     """Read `raw`, the bytes of `path`, as the syntax its suffix names.
 
     `duplicates` is "refuse" (a key repeated in one object is an error) or "last"
     (the last one wins, as JavaScript's JSON.parse reads it; for validation only).
+    `py_names` are the names a bare case list in a Python module is a fixture under
+    (default `DEFAULT_PY_NAMES`).
 
     Raises `FixtureError` for bad syntax, bad encoding or a top-level value that
     cannot hold a fixture, naming the line and column where known.
@@ -94,28 +111,36 @@ def load_document(path: Path, raw: bytes, *, duplicates: str = "refuse") -> Docu
     if syntax is None:
         raise FixtureError(f"unsupported file type {path.suffix or '(none)'}", code="unsupported")
     module = importlib.import_module(_MODULES[syntax])
+    if syntax == "python":
+        read = functools.partial(module.read, py_names=DEFAULT_PY_NAMES if py_names is None else py_names)
+    else:
+        read = module.read
     try:
-        document = module.read(path, raw, duplicates=duplicates)
+        document = read(path, raw, duplicates=duplicates)
     except RecursionError:
         raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep") from None
-    for unit in document.units:
-        if nesting_depth(unit.data) > MAX_DEPTH:
-            raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep")
+    if not getattr(module, "CHECKS_DEPTH", False):
+        for unit in document.units:
+            if nesting_depth(unit.data) > MAX_DEPTH:
+                raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep")
     return document
 
 
 def nesting_depth(data: Any) -> int:
     """How deeply containers (dicts, lists, tuples) nest in parsed `data`: a scalar is 0,
-    `[]` is 1. Iterative, so any depth is measured without recursion."""
+    `[]` is 1. Iterative, so any depth is measured without recursion; the count stops
+    at `MAX_DEPTH + 1`."""
     containers = (dict, list, tuple)
     depth = 0
     level = [data] if isinstance(data, containers) else []
-    while level:
+    while level and depth <= MAX_DEPTH:
         depth += 1
-        below = []
+        below: list[Any] = []
+        push = below.append
         for value in level:
-            items = value.values() if isinstance(value, dict) else value
-            below.extend(item for item in items if isinstance(item, containers))
+            for item in value.values() if isinstance(value, dict) else value:
+                if isinstance(item, containers):
+                    push(item)
         level = below
     return depth
 

@@ -25,7 +25,14 @@ from migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style
 from migrate.plan import Node, Src
 from migrate.plan import Path as NodePath
 
-_INT64_LIMIT = 9.2e18
+CHECKS_DEPTH = True
+"""`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""
+
+_DIGITS_TO_ZERO = bytes(48 if 48 <= b <= 57 else 120 for b in range(256))
+_LONG_RUN = b"0" * 19
+"""After mapping every digit to `0` and every other byte to `x`, a run of 19 zeros marks
+what may be an integer beyond 64 bits (or just digits in a string): a regex search for
+`[0-9]{19}` costs ten times more."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -39,15 +46,12 @@ def _finite_float(token: str) -> float:
     return value
 
 
-def _scan(data: Any) -> tuple[int, bool, int]:
-    """`(keys, inexact, depth)`: how many object keys `data` holds, whether a float in it
-    may be an integer orjson could not hold exactly, and how deeply it nests (counted
-    up to `MAX_DEPTH + 1`, where the scan stops). Iterative, level by level."""
+def _depth(data: Any) -> int:
+    """How deeply arrays and objects nest in parsed JSON `data` (`[]` is 1), counted up to
+    `MAX_DEPTH + 1`. Iterative and level by level, so any depth is measured cheaply."""
     kind = type(data)
     if kind is not dict and kind is not list:
-        return 0, kind is float and not -_INT64_LIMIT < data < _INT64_LIMIT, 0
-    keys = 0
-    inexact = False
+        return 0
     depth = 0
     level = [data]
     while level and depth <= MAX_DEPTH:
@@ -55,19 +59,12 @@ def _scan(data: Any) -> tuple[int, bool, int]:
         below: list[Any] = []
         push = below.append
         for value in level:
-            if type(value) is dict:
-                keys += len(value)
-                items: Any = value.values()
-            else:
-                items = value
-            for item in items:
+            for item in value.values() if type(value) is dict else value:
                 kind = type(item)
                 if kind is dict or kind is list:
                     push(item)
-                elif kind is float and not -_INT64_LIMIT < item < _INT64_LIMIT:
-                    inexact = True
         level = below
-    return keys, inexact, depth
+    return depth
 
 
 _STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -130,12 +127,35 @@ def _parse_exact(text: str, place: tuple[int, int] | None = None) -> Any:
     return data
 
 
+def _count_keys(data: Any) -> int:
+    """How many object keys `data` holds, all levels together."""
+    # orjson's compact output ends every key with `":` and writes a quote inside a
+    # string only as `\"`: without `\":` in it, counting `":` counts the keys, in C.
+    try:
+        dumped = orjson.dumps(data)
+    except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
+        dumped = b'\\":'
+    if b'\\":' not in dumped:
+        return dumped.count(b'":')
+    keys = 0
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if type(value) is dict:
+            keys += len(value)
+            stack.extend(value.values())
+        elif type(value) is list:
+            stack.extend(value)
+    return keys
+
+
 def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refuse") -> Any:
     """The data of a JSON text (`body` without BOM; `text` its decoded form, if known).
 
     With `duplicates="last"` a repeated key is not an error and the last value wins.
-    Integers keep every digit, however long (orjson reads those beyond 64 bits as
-    floats or refuses them; such texts are read again with the standard library).
+    Integers keep every digit, however long: orjson reads those beyond 64 bits as
+    floats (the text is parsed again by the standard library when a run of 19 digits
+    appears in it) or refuses them as infinite (the standard library reads them then).
 
     Raises `FixtureError`: `invalid_json` with line and column (NaN and Infinity are
     not JSON; a float beyond the double range is refused), `duplicate_key` with the
@@ -160,18 +180,17 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
             ) from None
         # A number too large for a double: an integer beyond 64 bits is valid JSON and kept exactly.
         data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
-    keys, inexact, depth = _scan(data)
-    if depth > MAX_DEPTH:
+    if _depth(data) > MAX_DEPTH:  # before the standard library's recursive parse below
         raise _too_deep(body.decode("utf-8") if text is None else text)
-    if duplicates == "last":
-        return _parse_exact(body.decode("utf-8") if text is None else text) if inexact and not exact else data
-    if inexact or exact or body.count(b'":') != keys:
+    if not exact and _LONG_RUN in body.translate(_DIGITS_TO_ZERO):
         text = body.decode("utf-8") if text is None else text
-        if inexact and not exact:
-            data = _parse_exact(text)
+        data = _parse_exact(text)
+    if duplicates == "last":
+        return data
+    if body.count(b'":') != _count_keys(data):
         # Fewer `":` than keys means spacing before colons; more means strings holding
         # `":` or a repeated key. Only a span parse can tell.
-        parse_spans(text)
+        parse_spans(body.decode("utf-8") if text is None else text)
     return data
 
 

@@ -207,6 +207,7 @@ class JsonWriter:
         self.root = root
         self.style = style
         self.expand = expand
+        self._strings: dict[str, str] = {}  # member names recur in every case: encode each once
 
     def node_at(self, path: Path) -> JNode:
         node = self.root
@@ -322,12 +323,11 @@ class JsonWriter:
                 else:
                     pieces.append(generic_sep)
             if source is not None:
-                piece_indent = _line_indent(text, node.member_start(source))
                 value = node.children[source]
                 if isinstance(child, Src):
                     value_text = text[value.start : value.end]
                 else:
-                    value_text = self.render(child, piece_indent, key)
+                    value_text = self.render(child, _line_indent(text, node.member_start(source)), key)
                 if is_obj:
                     key_start, key_end = node.key_spans[source]
                     key_text = text[key_start:key_end] if key == node.keys[source] else self._string(key)  # type: ignore[arg-type]
@@ -351,7 +351,10 @@ class JsonWriter:
         return json.dumps(value)
 
     def _string(self, value: str) -> str:
-        return json.dumps(value, ensure_ascii=self.style.ascii)
+        encoded = self._strings.get(value)
+        if encoded is None:
+            encoded = self._strings[value] = json.dumps(value, ensure_ascii=self.style.ascii)
+        return encoded
 
 
 def _position_in(origin: Path, node: JNode, child_origin: Path | None) -> int | None:

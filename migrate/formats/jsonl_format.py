@@ -3,8 +3,9 @@
 A JSONL file cannot hold the canonical envelope (`schema_version`, `skill`,
 `cases`), so its migration is written as `<stem>.json` beside it and reported
 as a rename. Each line is parsed as JSON of its own; errors name the file line.
-The new file is laid out afresh (two-space indent), each string and number
-keeping the text it had on its line.
+The new file is laid out afresh (two-space indent, arrays of scalars on one line,
+as canonical files write them), each string and number keeping the text it had
+on its line.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class JsonlDocument(Document):
         (target,) = targets
         style = JsonStyle(
             newline="\r\n" if "\r\n" in self.text else "\n",
+            inline_arrays=True,
             ascii=self.text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(self.text)),
         )
         writer = JsonWriter(self.text, self.spans, style, expand=True)

@@ -1,0 +1,50 @@
+"""A bare list of cases bound to a name in code: `CASES = [{...}, ...]` in a Python test module
+(the fixture names are `CASES` and `FIXTURE` unless `--py-name` gives others).
+
+Such a list has no envelope, and code may use it as a list
+(`@pytest.mark.parametrize("case", CASES)`), so it stays a list: each case is
+mapped by the reference's rules, as the `generic` adapter maps a payload's cases
+(members renamed, an explicit `id`, everything without a canonical home under the
+case's `extensions`; a `prompt` fills an empty `input`, as for JSON Lines output
+cases), and nothing else is written. The payload returned around
+the cases (`schema_version`, the inferred `skill`) is what `normalize` and
+`validate` read the list as; the Python writer keeps only the cases. To give the
+list file-level members, make it a dict literal with a `cases` key.
+"""
+
+from __future__ import annotations
+
+from migrate import contract as c
+from migrate.adapter import Context
+from migrate.formats import Unit
+from migrate.mapping import CaseMapper
+from migrate.plan import Node, Obj, Val
+
+MAPPER = CaseMapper(fills={"input": ("prompt",)})
+
+
+class CaseListAdapter:
+    """Claims a bare list of case objects bound to a name; always tried after the families."""
+
+    name = "case_list"
+    kind = "generic"
+    summary = "a bare list of case dicts bound to a name in code (CASES = [...]): each case mapped, the list kept"
+
+    def claims(self, unit: Unit) -> bool:
+        return (
+            unit.shape == "case_list"
+            and unit.binding is not None
+            and isinstance(unit.data, list)
+            and all(isinstance(case, dict) for case in unit.data)
+        )
+
+    def to_canonical(self, unit: Unit, context: Context) -> Node:
+        members: list[tuple[str, Node]] = [("schema_version", Val(c.CANONICAL_SCHEMA_VERSION))]
+        skill = context.skill_for(None)
+        if skill:
+            members.append(("skill", Val(skill)))
+        members.append(("cases", MAPPER.map_cases(unit.data, ())))
+        return Obj(members)
+
+
+ADAPTER = CaseListAdapter()

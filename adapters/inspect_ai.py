@@ -1,0 +1,192 @@
+"""Inspect AI datasets (UKGovernmentBEIS/inspect_ai `Sample` records: JSON array, JSON Lines
+or CSV), imported with `fixture-migrate import --from inspect`.
+
+Records carry the Sample fields under their default names: `input`, `target`,
+`id`, `choices`, `metadata`, `sandbox`, `files`, `setup`. A dataset with other
+names is read through Inspect's own field mapping, given as `--field`
+(`--field input=question --field target=answer`); it is never guessed.
+
+- `input`: a string stays; a chat message list (content as a string or as parts)
+  is rendered by the shared rule (one message: its text; else the last `user`
+  message; parts: the `text` parts). The list stays under
+  `extensions.inspect_ai.messages`; image and other parts are never inlined.
+- `expected_outcome`: `target` as it is (a string, or a list of acceptable
+  answers); with `choices`, an object `{target, choice_text}` naming the choice
+  each letter (`A` = the first) stands for, clearer than the bare letter. A
+  sample without `target` has no outcome. Whether a target is a literal answer or
+  grading guidance cannot be told from the data and is not guessed.
+- `id`: `id` (a number as its decimal text; `"007"` stays `"007"`), else
+  `sample-<hash of {input, target, choices}>`.
+- `coverage_tags`: `inspect-ai` (file); `multiple-choice` with `choices`;
+  `expected` when the outcome is non-empty. Metadata values are not made tags.
+- `extensions.inspect_ai`: `messages`, `choices`, `metadata`, `sandbox`, `files`,
+  `setup` and every other column, verbatim. In CSV, `choices` is split on commas
+  (on whitespace when there is none) and `metadata`, `sandbox` and `files` cells
+  holding JSON are parsed; a JSON-encoded string `metadata` is parsed in any
+  syntax. Each parsed or split value keeps its source text under
+  `extensions.inspect_ai.original`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from migrate import contract as c
+from migrate.external import (
+    ABSENT,
+    Draft,
+    ExternalAdapter,
+    Job,
+    Record,
+    Sniff,
+    Source,
+    content_id,
+    is_message_list,
+    outcome_value,
+    own_id,
+    record_error,
+    render_messages,
+    require_object,
+)
+
+JSON_CELLS = ("metadata", "sandbox", "files")
+"""CSV columns Inspect reads as JSON when the cell holds JSON."""
+
+
+def _is_sample(record: Any) -> bool:
+    return (
+        isinstance(record, dict)
+        and (isinstance(record.get("input"), str) or is_message_list(record.get("input")))
+        and ("target" in record or "choices" in record)
+    )
+
+
+class InspectAdapter(ExternalAdapter):
+    name = "inspect_ai"
+    format = "inspect"
+    tag = "inspect-ai"
+    namespace = "inspect_ai"
+    summary = "Inspect AI datasets (input/target samples in JSON, JSONL or CSV): import only"
+    id_rule = "id, else sample-<sha256 of {input, target, choices}>"
+
+    def sniff(self, source: Source) -> Sniff | None:
+        if source.syntax == "csv":
+            columns = set(source.header or ())
+            if "input" in columns and ({"target", "choices"} & columns):
+                return Sniff("cases", "CSV samples with input and target")
+            return None
+        if source.syntax not in ("json", "jsonl") or not isinstance(source.data, list) or not source.data:
+            return None
+        records = source.records()
+        if not _is_sample(records[0].data):
+            return None
+        for record in records:
+            if not _is_sample(record.data):
+                return Sniff(miss=f"record {record.locator} has no `input` with `target` or `choices`")
+        return Sniff("cases", "samples with input and target")
+
+    def build(self, sources: list[Source], job: Job) -> list[Draft]:
+        drafts = []
+        for source in sources:
+            if not isinstance(source.data, list):
+                raise source.error(
+                    "an Inspect dataset is a list of samples (JSON array, JSON Lines or CSV)", "not_a_list"
+                )
+            drafts.extend(self._draft(record, csv=source.syntax == "csv") for record in source.records())
+        return drafts
+
+    def _draft(self, record: Record, *, csv: bool) -> Draft:
+        sample = require_object(record)
+        extensions: dict[str, Any] = {}
+        original: dict[str, Any] = {}
+        if "input" not in sample:
+            raise record_error(
+                record, "has no `input` (for a dataset with other field names pass --field input=COLUMN)"
+            )
+        raw_input = sample["input"]
+        if isinstance(raw_input, str):
+            text = raw_input
+        elif is_message_list(raw_input):
+            text = render_messages(raw_input)
+            extensions["messages"] = raw_input
+        else:
+            raise record_error(record, "`input` is neither a string nor a list of chat messages", key="input")
+
+        choices = sample.get("choices", ABSENT)
+        if csv and isinstance(choices, str):
+            original["choices"] = choices
+            choices = _split_choices(choices)
+        if choices is not ABSENT:
+            extensions["choices"] = choices
+
+        expected: Any = ABSENT
+        if "target" in sample:
+            target = sample["target"]
+            if isinstance(choices, list):
+                expected = {"target": target}
+                text_of = _choice_text(target, choices)
+                if text_of is not None:
+                    expected["choice_text"] = text_of
+            else:
+                expected = outcome_value(target, original, "target")
+
+        for key, value in sample.items():
+            if key in ("input", "target", "choices", "id"):
+                continue
+            if key in JSON_CELLS and isinstance(value, str) and (csv or key == "metadata"):
+                parsed = _json_cell(value)
+                if parsed is not ABSENT:
+                    original[key] = value
+                    value = parsed
+            extensions[key] = value
+
+        case_id = own_id(sample.get("id"))
+        if "id" in sample and (case_id is None or not isinstance(sample["id"], str)):
+            extensions["id"] = sample["id"]
+        if case_id is None:
+            identity = {key: sample[key] for key in ("input", "target", "choices") if key in sample}
+            case_id = content_id("sample", identity)
+        if original:
+            extensions["original"] = original
+        tags = ["multiple-choice"] if isinstance(choices, list) else []
+        if expected is not ABSENT and c.is_non_empty_expected(expected):
+            tags.append("expected")
+        return Draft(record, case_id, text, expected, tags, extensions=extensions)
+
+
+def _split_choices(cell: str) -> list[str]:
+    """A CSV `choices` cell as Inspect splits it: on commas, else on whitespace."""
+    parts = cell.split(",") if "," in cell else re.split(r"\s+", cell.strip())
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _json_cell(cell: str) -> Any:
+    """The JSON value of a cell holding a JSON object or array; `ABSENT` when it does not."""
+    if not cell.strip().startswith(("{", "[")):
+        return ABSENT
+    try:
+        return json.loads(cell)
+    except ValueError:
+        return ABSENT
+
+
+def _choice_text(target: Any, choices: list[Any]) -> Any:
+    """The choice a letter target names (`A` = the first), or a list of them; None when
+    a target is not a letter within the choices."""
+
+    def one(letter: Any) -> Any:
+        if isinstance(letter, str) and len(letter.strip()) == 1 and letter.strip().isalpha():
+            index = ord(letter.strip().upper()) - ord("A")
+            if 0 <= index < len(choices):
+                return choices[index]
+        return None
+
+    if isinstance(target, list):
+        texts = [one(letter) for letter in target]
+        return texts if texts and all(t is not None for t in texts) else None
+    return one(target)
+
+
+ADAPTER = InspectAdapter()

@@ -1,0 +1,610 @@
+"""promptfoo test cases (promptfoo/promptfoo): a config (`promptfooconfig.yaml`, any name) with
+the tests files it loads, or tests files alone (a YAML/JSON list, JSON Lines, or CSV),
+imported with `fixture-migrate import --from promptfoo`. One config per import.
+
+**What is read.** The config's `tests` (inline tests, `file://` paths and globs, in
+order; glob matches sorted) and `defaultTest` (inline or `file://`); inside tests
+and `defaultTest`, the `file://` references the tests need: a `vars` file, var
+values, `assert` entries naming a list of assertions, assertion `value`s
+(`.json`/`.yaml`/`.yml` files are parsed, other text is read as text). Every
+reference is resolved relative to the config's folder (promptfoo's base path; a
+tests file imported alone is its own base) and must stay inside that folder tree:
+a path leaving it (`..`, an absolute path, a symlink) is refused and never read; a
+missing file is an error. `$ref: '#/...'` pointers into the config are resolved;
+YAML anchors and aliases are resolved by the YAML reader.
+
+**What is never read or run.** `prompts` and `providers` (at any level: a prompt
+file may well be absent) are kept as written. Code references (`.py`, `.js`, `.ts`,
+..., `file://x.py:fn`) in values, transforms and generators are kept as written
+and listed under `unresolved`; binary var files (images, PDFs) likewise. A
+`tests` generator, a remote dataset (`huggingface://`, a URL) or a glob that names
+nothing is an error: those tests cannot be imported.
+
+**defaultTest inheritance** (as promptfoo's evaluator applies it): the test's vars
+over the default vars; the default `assert` list first, then the test's own
+(none of the default's under `options.disableDefaultAsserts`); `options` and
+`metadata` merged key by key, the test's winning; `threshold`, `provider`,
+`providers`, `prompts` and `assertScoringFunction` where the test has none.
+
+**CSV** (promptfoo's `testCaseFromCsvRow`): plain columns are vars; `__expected`,
+`__expected<N>` cells are assertions (`type:value`, `not-type:value`,
+`type(0.8):value`; `javascript:`/`fn:`/`eval:`, `grade:`/`llm-rubric:`, `python:`,
+`file://*.py|*.js`; `contains-any`/`-all` values split on commas; any other cell is
+an `equals` on the whole cell), the value after the colon trimmed;
+`__description`, `__prefix`/`__suffix` (options), `__metric` (each assertion's
+`metric`), `__threshold`, `__metadata:<key>` (`<key>[]` split on unescaped commas),
+`__config:__expected<N>:threshold`. A CSV with only plain columns is promptfoo
+only when `--from promptfoo` says so.
+
+**Mapping.**
+- `id`: the test's `id` or `metadata.id`, else the slug of `description`, else
+  `test-<hash>` of the test's `{vars, assert}` as written (of the row, for CSV).
+- `input`: the rendering of the effective `vars` by the shared rule (its value when
+  it holds a single string; else `input`, `question`, `query`, `prompt`, ...; else
+  `key: value` lines). A test without vars takes the config's prompt when it has
+  exactly one, written inline; else its `description`. List-valued vars are not
+  expanded into several cases (one case per test, the list kept in vars).
+- `expected_outcome`: the effective assertions, a list of promptfoo assertion
+  objects (executable detail kept); none when there are none.
+- `forbidden_signals`: the string values of `not-contains`, `not-icontains`,
+  `not-contains-any`, `not-icontains-any`, `not-equals`, `not-starts-with`.
+- `coverage_tags`: `promptfoo` (file); `<key>-<value>` slugs of the effective
+  `metadata` (list values flattened; `id` and values longer than 64 characters
+  left out); `expected` when assertions exist.
+- `extensions.promptfoo`: `test`, the test as written (a CSV row as
+  `{column: cell}`); each effective member that differs from it (`vars`,
+  `options`, `metadata`, `threshold`, `description`, ...); `default_asserts`, how
+  many of the leading assertions came from `defaultTest`; `unresolved`.
+- File level: `description`; `extensions.promptfoo` holds every config member but
+  `tests` verbatim (`prompts`, `providers`, `defaultTest` as written, ...), `tests`
+  itself when it names files, and `resolved_files`, the content of every
+  referenced file read besides the tests files, under its reference as written.
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from migrate import contract as c
+from migrate.external import (
+    ABSENT,
+    Draft,
+    ExternalAdapter,
+    Job,
+    Record,
+    Sniff,
+    Source,
+    canonical_json,
+    content_id,
+    own_id,
+    record_error,
+    render_vars,
+    slug_tag,
+)
+from migrate.sources import PointerPath
+
+ASSERTION_TYPES = (
+    "answer-relevance", "bleu", "classifier", "contains", "contains-all", "contains-any", "contains-html",
+    "contains-json", "contains-sql", "contains-xml", "context-faithfulness", "context-recall",
+    "context-relevance", "conversation-relevance", "cost", "equals", "factuality", "finish-reason", "g-eval",
+    "gleu", "guardrails", "icontains", "icontains-all", "icontains-any", "is-html", "is-json", "is-refusal",
+    "is-sql", "is-valid-function-call", "is-valid-openai-function-call", "is-valid-openai-tools-call", "is-xml",
+    "javascript", "latency", "levenshtein", "llm-rubric", "pi", "meteor", "model-graded-closedqa",
+    "model-graded-factuality", "moderation", "perplexity", "perplexity-score", "python", "regex", "rouge-l",
+    "rouge-n", "rouge-s", "ruby", "similar", "similar:cosine", "similar:dot", "similar:euclidean",
+    "starts-with", "tool-call-f1", "skill-used", "trajectory:goal-success", "trajectory:tool-args-match",
+    "trajectory:step-count", "trajectory:tool-sequence", "trajectory:tool-used", "trace-error-spans",
+    "trace-span-count", "trace-span-duration", "search-rubric", "webhook", "word-count",
+)  # fmt: skip
+"""promptfoo's base assertion types (its `BaseAssertionTypesSchema`), in its order: a CSV
+cell `type:value` is an assertion only for these (and their `not-` forms)."""
+
+_ASSERTION_RE = re.compile(
+    r"^(not-)?(" + "|".join(re.escape(t) for t in ASSERTION_TYPES) + r")(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?$"
+)
+ARRAY_TYPES = frozenset({"contains-all", "contains-any", "icontains-all", "icontains-any"})
+RAW_TYPES = frozenset({"contains-json", "is-json"})
+THRESHOLD_TYPES = frozenset(
+    {
+        "answer-relevance", "classifier", "context-faithfulness", "context-recall", "context-relevance", "cost",
+        "latency", "levenshtein", "perplexity-score", "perplexity", "rouge-n", "similar", "starts-with",
+    }
+)  # fmt: skip
+NEGATIVE_TYPES = frozenset(
+    {"not-contains", "not-icontains", "not-contains-any", "not-icontains-any", "not-equals", "not-starts-with"}
+)
+CODE_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".rb", ".go", ".sh")
+DATA_SUFFIXES = (".json", ".yaml", ".yml")
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".xml", ".csv", ".tsv", ".j2", ".jinja", ".prompt", "")
+TESTS_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
+RESERVED_COLUMNS = ("__expected", "__description", "__prefix", "__suffix", "__metric", "__threshold",
+                    "__metadata", "__config:", "__providerOutput")  # fmt: skip
+FILE = "file://"
+INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
+"""`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
+as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
+
+
+def _is_code(spec: str) -> bool:
+    path = spec.split("#")[0]
+    return path.lower().endswith(CODE_SUFFIXES) or bool(re.search(r"\.(py|js|cjs|mjs|ts|cts|mts|rb):\w", path))
+
+
+def _is_config(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and ("tests" in data or "defaultTest" in data)
+        and ("prompts" in data or "providers" in data)
+    )
+
+
+def _is_test(item: Any) -> bool:
+    return isinstance(item, dict) and ("vars" in item or "assert" in item)
+
+
+def _number(text: str) -> float | int | None:
+    """`Number.parseFloat` of a string as JSON writes it (an integral value as an int); None
+    when the text is not a finite number."""
+    match = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text)
+    if not match:
+        return None
+    value = float(match.group(0))
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def assertion_from_string(expected: str) -> dict[str, Any]:
+    """A promptfoo assertion object from a CSV `__expected` cell (already trimmed), as
+    promptfoo's `assertionFromString` reads it (see the module docstring)."""
+    for prefix in ("javascript:", "fn:", "eval:"):
+        if expected.startswith(prefix):
+            return {"type": "javascript", "value": expected[len(prefix) :].strip()}
+    if expected.startswith(FILE) and re.search(r"\.(js|cjs|mjs|ts|cts|mts)(:|$)", expected):
+        return {"type": "javascript", "value": expected[len(FILE) :].strip()}
+    for prefix in ("grade:", "llm-rubric:"):
+        if expected.startswith(prefix):
+            return {"type": "llm-rubric", "value": expected[len(prefix) :].strip()}
+    if expected.startswith("python:") or (expected.startswith(FILE) and re.search(r"\.py(:|$)", expected)):
+        cut = len("python:") if expected.startswith("python:") else len(FILE)
+        return {"type": "python", "value": expected[cut:].strip()}
+    match = _ASSERTION_RE.match(expected)
+    if match is None:
+        return {"type": "equals", "value": expected}
+    negated, base, threshold_text, value = match.groups()
+    assertion: dict[str, Any] = {"type": f"not-{base}" if negated else base}
+    if base in ARRAY_TYPES:
+        if value is not None:
+            assertion["value"] = [item.strip() for item in value.split(",")]
+    elif base in RAW_TYPES:
+        if value is not None:
+            assertion["value"] = value
+    else:
+        if value is not None:
+            assertion["value"] = value.strip()
+        if base in THRESHOLD_TYPES:
+            parsed = _number(threshold_text) if threshold_text else None
+            assertion["threshold"] = parsed if parsed is not None else (0.8 if base == "similar" else 0.75)
+    return assertion
+
+
+def csv_row_to_test(row: dict[str, str]) -> dict[str, Any]:
+    """The promptfoo test of one CSV row (`{column: cell}`), as `testCaseFromCsvRow` builds it."""
+    variables: dict[str, Any] = {}
+    asserts: list[dict[str, Any]] = []
+    options: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    configs: dict[int, dict[str, Any]] = {}
+    test: dict[str, Any] = {}
+    metric = None
+    for raw_key, value in row.items():
+        key = raw_key.strip()
+        if key.startswith("__expected"):
+            if value.strip():
+                asserts.append(assertion_from_string(value.strip()))
+        elif key in ("__prefix", "__suffix"):
+            options[key[2:]] = value
+        elif key == "__description":
+            if value:
+                test["description"] = value
+        elif key == "__providerOutput":
+            if value:
+                test["providerOutput"] = value
+        elif key == "__metric":
+            metric = value
+        elif key == "__threshold":
+            number = _number(value)
+            if number:
+                test["threshold"] = number
+        elif key.startswith("__metadata:"):
+            name = key[len("__metadata:") :]
+            if name.endswith("[]"):
+                if value.strip():
+                    items = re.split(r"(?<!\\),", value)
+                    metadata[name[:-2]] = [item.strip().replace("\\,", ",", 1) for item in items]
+            elif value.strip():
+                metadata[name] = value
+        elif key.startswith("__config:"):
+            target, _, setting = key[len("__config:") :].partition(":")
+            index = 0 if target == "__expected" else _expected_index(target)
+            number = _number(value)
+            if index is not None and setting == "threshold" and number is not None:
+                configs.setdefault(index, {})[setting] = number
+        elif key == "__metadata":
+            continue  # promptfoo ignores a `__metadata` column without a key (the cell stays in `test`)
+        else:
+            variables[key] = value
+    for index, assertion in enumerate(asserts):
+        if metric:
+            assertion["metric"] = metric
+        assertion.update(configs.get(index, {}))
+    result: dict[str, Any] = {"vars": variables, "assert": asserts}
+    if options:
+        result["options"] = options
+    result.update(test)
+    if metadata:
+        result["metadata"] = metadata
+    return result
+
+
+def _expected_index(target: str) -> int | None:
+    match = re.fullmatch(r"__expected(\d+)", target)
+    return int(match.group(1)) - 1 if match and int(match.group(1)) > 0 else None
+
+
+class _Resolver:
+    """Resolves the `file://` and `$ref` references of tests for one config (or tests file).
+
+    `tree` is the folder references are relative to (never left); `config` the config
+    source, if any (for `$ref`); `resolved` maps each reference as written to the content
+    read; `unresolved` collects the references kept as written.
+    """
+
+    def __init__(self, job: Job, tree: Path, config: Source | None) -> None:
+        self.job = job
+        self.tree = tree
+        self.config = config
+        self.resolved: dict[str, Any] = {}
+        self.unresolved: list[str] = []
+
+    def file(self, base: Source, spec: str, at: PointerPath, *, what: str, syntax: str | None = None) -> Source:
+        return self.job.read(base, spec, at=at, tree=self.tree, what=what, syntax=syntax)
+
+    def value(self, base: Source, ref: str, at: PointerPath, what: str) -> Any:
+        """The content a `file://` value stands for, or `ref` itself when it is not read."""
+        spec = ref[len(FILE) :]
+        suffix = Path(spec.split("#")[0]).suffix.lower()
+        if _is_code(spec) or glob.has_magic(spec) or not (suffix in DATA_SUFFIXES or suffix in TEXT_SUFFIXES):
+            self.unresolved.append(ref)
+            return ref
+        syntax = None if suffix in DATA_SUFFIXES else "text"
+        content = self.file(base, spec, at, what=what, syntax=syntax).data
+        self.resolved.setdefault(ref, content)
+        return content
+
+    def test(self, base: Source, test: dict[str, Any], at: PointerPath) -> dict[str, Any]:
+        """A test (or `defaultTest`) with its references resolved; `test` is not changed."""
+        test = self.refs(base, test, at)
+        result = dict(test)
+        variables = test.get("vars")
+        if isinstance(variables, str) and variables.startswith(FILE):
+            loaded = self.value(base, variables, at + ("vars",), "vars file")
+            if loaded is not variables and not isinstance(loaded, dict):
+                raise base.error(f"vars file {variables!r} does not hold a map of vars", "bad_ref", at + ("vars",))
+            variables = loaded
+        if isinstance(variables, dict):
+            variables = {
+                key: self.value(base, value, at + ("vars", key), "var file")
+                if isinstance(value, str) and value.startswith(FILE)
+                else value
+                for key, value in variables.items()
+            }
+        if "vars" in test:
+            result["vars"] = variables
+        if "assert" in test:
+            result["assert"] = self.assertions(base, test["assert"], at + ("assert",))
+        return result
+
+    def assertions(self, base: Source, items: Any, at: PointerPath, depth: int = 0) -> Any:
+        """An `assert` list with its file references resolved: a `file://` entry naming a
+        YAML/JSON list (or one assertion) is spliced in, its own values resolved in turn."""
+        if isinstance(items, str) and items.startswith(FILE):
+            items = [items]
+        if not isinstance(items, list):
+            return items
+        if depth > 10:
+            raise base.error("assertion files include each other more than 10 levels deep", "bad_ref", at)
+        found: list[Any] = []
+        for index, item in enumerate(items):
+            where = at + (index,)
+            if isinstance(item, str) and item.startswith(FILE):
+                spec = item[len(FILE) :]
+                if _is_code(spec):
+                    self.unresolved.append(item)
+                    found.append(item)
+                    continue
+                loaded = self.file(base, spec, where, what="assertions file")
+                self.resolved.setdefault(item, loaded.data)
+                if isinstance(loaded.data, list):
+                    found.extend(self.assertions(loaded, loaded.data, (), depth + 1))
+                else:
+                    found.extend(self.assertions(loaded, [loaded.data], (), depth + 1))
+            elif isinstance(item, dict):
+                resolved = dict(item)
+                value = item.get("value")
+                if isinstance(value, str) and value.startswith(FILE):
+                    resolved["value"] = self.value(base, value, where + ("value",), "assertion value file")
+                if item.get("type") == "assert-set" and "assert" in item:
+                    resolved["assert"] = self.assertions(base, item["assert"], where + ("assert",), depth)
+                found.append(resolved)
+            else:
+                found.append(item)
+        return found
+
+    def refs(self, base: Source, value: Any, at: PointerPath, depth: int = 0) -> Any:
+        """`value` with `{"$ref": "#/..."}` objects replaced by what they point at in the config."""
+        if isinstance(value, list):
+            return [self.refs(base, item, at + (i,), depth) for i, item in enumerate(value)]
+        if not isinstance(value, dict):
+            return value
+        target = value.get("$ref")
+        if isinstance(target, str):
+            if not target.startswith("#/") or self.config is None or depth > 20:
+                self.unresolved.append(target)
+                return value
+            pointed: Any = self.config.data
+            for part in target[2:].split("/"):
+                part = part.replace("~1", "/").replace("~0", "~")
+                if isinstance(pointed, dict) and part in pointed:
+                    pointed = pointed[part]
+                elif isinstance(pointed, list) and part.isdigit() and int(part) < len(pointed):
+                    pointed = pointed[int(part)]
+                else:
+                    raise base.error(f"$ref {target!r} points at nothing in {self.config.name}", "missing_ref", at)
+            return self.refs(base, copy.deepcopy(pointed), at, depth + 1)
+        return {key: self.refs(base, item, at + (key,), depth) for key, item in value.items()}
+
+
+def _merge(defaults: dict[str, Any], test: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The effective test under `defaults` (see the module docstring), and how many of its
+    assertions came from the defaults."""
+    effective = dict(test)
+    if not defaults:
+        return effective, 0
+    options = test.get("options") if isinstance(test.get("options"), dict) else {}
+    for key in ("vars", "options", "metadata"):
+        base, own = defaults.get(key), test.get(key)
+        if isinstance(base, dict) and (own is None or isinstance(own, dict)):
+            effective[key] = {**base, **(own or {})}
+    inherited: list[Any] = []
+    if not options.get("disableDefaultAsserts") and isinstance(defaults.get("assert"), list):
+        inherited = list(defaults["assert"])
+    own = test.get("assert")
+    if own is None or isinstance(own, list):
+        if inherited or own is not None:
+            effective["assert"] = inherited + (own or [])
+    else:
+        inherited = []  # an `assert` that is not a list is kept as written, nothing merged into it
+    for key in INHERITED:
+        if key in defaults and effective.get(key) is None:
+            effective[key] = defaults[key]
+    return effective, len(inherited)
+
+
+class PromptfooAdapter(ExternalAdapter):
+    name = "promptfoo"
+    format = "promptfoo"
+    tag = "promptfoo"
+    namespace = "promptfoo"
+    summary = "promptfoo configs and tests files (YAML, JSON, JSONL, CSV), defaultTest applied: import only"
+    id_rule = (
+        "id or metadata.id, else slug of description, else test-<sha256 of {vars, assert} as written (CSV: of the row)>"
+    )
+
+    def name_hint(self, path: Path) -> bool:
+        return path.name.lower().startswith("promptfooconfig") or "promptfoo" in path.as_posix().lower()
+
+    def sniff(self, source: Source) -> Sniff | None:
+        data = source.data
+        if source.syntax == "csv":
+            if any(column.strip().startswith(RESERVED_COLUMNS) for column in source.header or ()):
+                return Sniff("cases", "promptfoo tests CSV")
+            return Sniff(miss="a CSV with only plain columns may hold promptfoo vars; say so with --from promptfoo")
+        if source.syntax in ("yaml", "json") and isinstance(data, dict):
+            return Sniff("cases", "promptfoo config") if _is_config(data) else None
+        if isinstance(data, list) and data and _is_test(data[0]):
+            for record in source.records():
+                if not _is_test(record.data):
+                    return Sniff(miss=f"record {record.locator} has neither `vars` nor `assert`")
+            return Sniff("cases", "promptfoo tests")
+        return None
+
+    def build(self, sources: list[Source], job: Job) -> list[Draft]:
+        configs = [s for s in sources if s.syntax in ("yaml", "json") and _is_config(s.data)]
+        if len(configs) > 1:
+            raise configs[1].error(
+                f"a second promptfoo config (after {configs[0].path}): import each config to its own file",
+                "two_configs",
+            )
+        drafts: list[Draft] = []
+        loaded: set[Path] = set()
+        for config in configs:
+            drafts.extend(self._config(config, job, loaded))
+        for source in sources:
+            if source in configs:
+                continue
+            if source.path.resolve() in loaded:
+                job.note(f"{source.path}: loaded by the config, imported once")
+                continue
+            resolver = _Resolver(job, source.path.parent, None)
+            drafts.extend(self._tests_file(source, resolver, {}, None))
+            if resolver.resolved:
+                job.extensions.setdefault("resolved_files", {}).update(resolver.resolved)
+        return drafts
+
+    def _config(self, config: Source, job: Job, loaded: set[Path]) -> list[Draft]:
+        data = config.data
+        resolver = _Resolver(job, config.path.parent, config)
+        if c.is_non_empty_string(data.get("description")):
+            job.description = data["description"]
+        defaults = self._defaults(config, resolver)
+        tests = data.get("tests")
+        if tests is None:
+            raise config.error("the config has no `tests`: nothing to import", "no_cases")
+        entries = [tests] if isinstance(tests, str) else tests
+        if not isinstance(entries, list):
+            raise config.error("`tests` is neither a list nor a file reference", "bad_tests", ("tests",))
+        leftovers = {key: value for key, value in data.items() if key != "tests"}
+        refs = [entry for entry in entries if isinstance(entry, str)]
+        if refs:
+            leftovers["tests"] = tests if isinstance(tests, str) else refs
+        job.extensions.update(leftovers)
+
+        inline = config.records(("tests",)) if isinstance(tests, list) else []
+        drafts: list[Draft] = []
+        for index, entry in enumerate(entries):
+            at: PointerPath = ("tests",) if isinstance(tests, str) else ("tests", index)
+            if isinstance(entry, dict):
+                drafts.append(self._case(inline[index], resolver, defaults, config))
+            elif isinstance(entry, str):
+                for tests_file in self._tests_files(config, entry, at, resolver):
+                    loaded.add(tests_file.path.resolve())
+                    drafts.extend(self._tests_file(tests_file, resolver, defaults, config))
+            else:
+                raise config.error("a `tests` entry is neither a test nor a file reference", "bad_tests", at)
+        if resolver.resolved:
+            job.extensions["resolved_files"] = resolver.resolved
+        return drafts
+
+    def _defaults(self, config: Source, resolver: _Resolver) -> dict[str, Any]:
+        default = config.data.get("defaultTest")
+        at: PointerPath = ("defaultTest",)
+        if default is None:
+            return {}
+        if isinstance(default, str):
+            if not default.startswith(FILE) or _is_code(default[len(FILE) :]):
+                raise config.error(f"defaultTest {default!r} is not a YAML or JSON file; not read", "bad_ref", at)
+            source = resolver.file(config, default[len(FILE) :], at, what="defaultTest file")
+            if not isinstance(source.data, dict):
+                raise source.error("a defaultTest file holds one object", "bad_ref")
+            resolver.resolved.setdefault(default, source.data)
+            return resolver.test(source, source.data, ())
+        if not isinstance(default, dict):
+            raise config.error("`defaultTest` is neither an object nor a file reference", "bad_ref", at)
+        return resolver.test(config, default, at)
+
+    def _tests_files(self, config: Source, ref: str, at: PointerPath, resolver: _Resolver) -> list[Source]:
+        if not ref.startswith(FILE):
+            raise config.error(
+                f"tests from {ref!r} are not a local file: export them to a file and import that", "unsupported_ref", at
+            )
+        spec = ref[len(FILE) :]
+        if _is_code(spec):
+            raise config.error(f"tests generator {ref!r} is never run: export its tests to a file", "generator", at)
+        if not glob.has_magic(spec):
+            specs = [spec]
+        else:
+            pattern = os.path.join(glob.escape(str(resolver.tree)), spec)
+            specs = sorted(os.path.relpath(p, resolver.tree) for p in glob.glob(pattern, recursive=True))
+            specs = [s for s in specs if Path(s).suffix.lower() in TESTS_SUFFIXES]
+            if not specs:
+                raise config.error(f"tests glob {ref!r} names no tests file", "missing_ref", at)
+        return [resolver.file(config, item, at, what="tests file") for item in specs]
+
+    def _tests_file(
+        self, source: Source, resolver: _Resolver, defaults: dict[str, Any], config: Source | None
+    ) -> list[Draft]:
+        if not isinstance(source.data, list):
+            raise source.error("a promptfoo tests file holds a list of tests", "not_a_list")
+        return [self._case(record, resolver, defaults, config) for record in source.records()]
+
+    def _case(self, record: Record, resolver: _Resolver, defaults: dict[str, Any], config: Source | None) -> Draft:
+        raw = record.data
+        if not isinstance(raw, dict):
+            raise record_error(
+                record, "a test is an object (a nested file reference is not supported)", "record_not_object"
+            )
+        before = len(resolver.unresolved)
+        source = record.source
+        if source.syntax == "csv":
+            derived = resolver.test(source, csv_row_to_test(raw), record.path)
+        else:
+            derived = resolver.test(source, raw, record.path)
+        effective, inherited = _merge(defaults, derived)
+
+        metadata = effective.get("metadata") if isinstance(effective.get("metadata"), dict) else {}
+        case_id = own_id(raw.get("id")) or own_id(metadata.get("id"))
+        description = effective.get("description")
+        if case_id is None and isinstance(description, str):
+            case_id = c.slugify(description) or None
+        if case_id is None:
+            identity = raw if source.syntax == "csv" else {k: raw[k] for k in ("vars", "assert") if k in raw}
+            case_id = content_id("test", identity)
+
+        variables = effective.get("vars")
+        if isinstance(variables, dict) and variables:
+            text = render_vars(variables)
+        else:
+            text = _single_prompt(config) or (description if isinstance(description, str) else "")
+
+        asserts = effective.get("assert")
+        expected: Any = asserts if isinstance(asserts, list) and asserts else ABSENT
+        forbidden = [s for a in asserts or [] if isinstance(a, dict) for s in _negative_strings(a)]
+        tags = _metadata_tags(metadata)
+        if expected is not ABSENT and c.is_non_empty_expected(expected):
+            tags.append("expected")
+
+        extensions: dict[str, Any] = {"test": raw}
+        for key, value in effective.items():
+            if key == "assert" and (expected is not ABSENT or (value == [] and key not in raw)):
+                continue
+            if key not in raw or canonical_json(raw[key]) != canonical_json(value):
+                extensions[key] = value
+        if inherited:
+            extensions["default_asserts"] = inherited
+        if len(resolver.unresolved) > before:
+            extensions["unresolved"] = c.unique(resolver.unresolved[before:])
+        return Draft(record, case_id, text, expected, tags, forbidden, extensions=extensions)
+
+
+def _single_prompt(config: Source | None) -> str | None:
+    """The config's prompt when it has exactly one, written inline (not a file reference)."""
+    if config is None:
+        return None
+    prompts = config.data.get("prompts")
+    if isinstance(prompts, str):
+        prompts = [prompts]
+    if isinstance(prompts, list) and len(prompts) == 1 and isinstance(prompts[0], str):
+        prompt = prompts[0]
+        if not prompt.startswith(FILE) and c.is_non_empty_string(prompt):
+            return prompt
+    return None
+
+
+def _negative_strings(assertion: dict[str, Any]) -> list[str]:
+    if assertion.get("type") not in NEGATIVE_TYPES:
+        return []
+    return c.string_array(assertion.get("value"))
+
+
+def _metadata_tags(metadata: dict[str, Any]) -> list[str]:
+    tags = []
+    for key, value in metadata.items():
+        if key == "id":
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (dict, list)) or item is None:
+                continue
+            tag = slug_tag(f"{key}-{c.js_string(item)}")
+            if tag and len(tag) <= 64:
+                tags.append(tag)
+    return tags
+
+
+ADAPTER = PromptfooAdapter()

@@ -1,0 +1,226 @@
+"""skill-creator skill evals (anthropics/skills `skills/skill-creator`, `references/schemas.md`),
+imported with `fixture-migrate import --from skill-creator`.
+
+Two file kinds:
+
+**Output evals** (`<skill>/evals/evals.json`): `{skill_name, evals: [{id, name?, prompt,
+expected_output, files, expectations | assertions}], notes?}`.
+
+- `skill`: `--skill`, else `skill_name` (the first file that has one).
+- `id`: the slug of `name`, else `eval-<id>` (a number as its decimal text: ids
+  start at 0 in the wild), else `eval-<hash of prompt>`; the `eval-` prefix keeps
+  ids of two files of one skill apart.
+- `input`: `prompt` (a non-blank string; an `evals` list whose items have no
+  prompt, such as a script-check list, is refused: there is no case input).
+- `expected_outcome`: with a checks list (`expectations` or `assertions`, under
+  its own name) an object `{expected_output, <checks key>: [texts]}`, object items
+  reduced to their `text` (the items kept under `extensions.skill_creator.original`);
+  else `expected_output` alone, a string; else none.
+- `coverage_tags`: `skill-creator` (file); `expected` when the outcome is non-empty.
+- `extensions.skill_creator`: `id`, `name`, `files` and every other member, verbatim.
+
+**Trigger sets** (`trigger-evals.json`, `eval_set.json`): an array of `{query,
+should_trigger}`, or an object holding it under `queries`.
+
+- `id`: the item's `id` (`trigger-<n>` when it is a number), else `trigger-<hash of query>`.
+- `input`: `query`; `expected_outcome`: "The skill triggers." or "The skill does not
+  trigger." (the boolean stays in `extensions.skill_creator.should_trigger`: a boolean
+  is never an outcome).
+- `coverage_tags`: `trigger` and `should-trigger`, or `trigger`, `should-not-trigger`
+  and `boundary` (negatives are near misses; the outcome satisfies the boundary rule).
+- A query listed twice with both labels is reported.
+
+File-level members other than the case list (`skill_name`, `notes`, run
+instructions) stay under `extensions.skill_creator.files[<source ref>]`, verbatim.
+
+Refused: a keyword trigger list (`{should_trigger: [...], should_not_trigger: [...]}`
+of short strings, no queries: not realistic user messages; compare the
+`yao.semantic-trigger-cases` files `migrate` reads), and an `evals` list without prompts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from migrate import contract as c
+from migrate.external import (
+    ABSENT,
+    Draft,
+    ExternalAdapter,
+    Job,
+    Record,
+    Sniff,
+    Source,
+    content_id,
+    own_id,
+    record_error,
+    require_object,
+)
+
+TRIGGERS = "The skill triggers."
+DOES_NOT_TRIGGER = "The skill does not trigger."
+CHECK_KEYS = ("expectations", "assertions")
+
+
+def _is_query(item: Any) -> bool:
+    return (
+        isinstance(item, dict) and isinstance(item.get("query"), str) and isinstance(item.get("should_trigger"), bool)
+    )
+
+
+def _query_list(data: Any) -> tuple[Any, tuple[str, ...]] | None:
+    """The list of trigger queries and its path, when `data` is a trigger set."""
+    if isinstance(data, list) and data and all(_is_query(item) for item in data):
+        return data, ()
+    if isinstance(data, dict) and isinstance(data.get("queries"), list) and data["queries"]:
+        if all(_is_query(item) for item in data["queries"]):
+            return data["queries"], ("queries",)
+    return None
+
+
+def _is_keyword_list(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and any(isinstance(data.get(k), list) for k in ("should_trigger", "should_not_trigger"))
+        and not isinstance(data.get("queries"), list)
+        and not isinstance(data.get("evals"), list)
+    )
+
+
+class SkillCreatorAdapter(ExternalAdapter):
+    name = "skill_creator"
+    format = "skill-creator"
+    tag = "skill-creator"
+    namespace = "skill_creator"
+    summary = "skill-creator evals.json and trigger sets (query/should_trigger): import only"
+    id_rule = "evals: slug of name, else eval-<id>, else eval-<sha256 of prompt>; triggers: id, else trigger-<sha256 of query>"
+
+    def name_hint(self, path: Path) -> bool:
+        name = path.name.lower()
+        return name == "evals.json" or "trigger" in name or name.startswith("eval_set")
+
+    def sniff(self, source: Source) -> Sniff | None:
+        if source.syntax not in ("json", "yaml"):
+            return None
+        data = source.data
+        if isinstance(data, dict) and isinstance(data.get("evals"), list):
+            evals = data["evals"]
+            if not evals:
+                return Sniff(miss="the `evals` list is empty")
+            if all(isinstance(item, dict) and c.is_non_empty_string(item.get("prompt")) for item in evals):
+                return Sniff("cases", "skill-creator output evals")
+            return Sniff(refusal="an `evals` list whose items have no `prompt` (a script-check list?): no case input")
+        if _query_list(data) is not None:
+            return Sniff("cases", "skill-creator trigger set")
+        if isinstance(data, dict) and data.get("queries") == []:
+            return Sniff(refusal="a trigger set with no queries: nothing to import")
+        if _is_keyword_list(data):
+            return Sniff(
+                refusal="a keyword trigger list (should_trigger/should_not_trigger strings, no `query` items): "
+                "keywords are not realistic queries"
+            )
+        return None
+
+    def build(self, sources: list[Source], job: Job) -> list[Draft]:
+        drafts: list[Draft] = []
+        for source in sources:
+            data = source.data
+            if isinstance(data, dict) and isinstance(data.get("evals"), list):
+                drafts.extend(self._eval(record) for record in source.records(("evals",)))
+                self._leftovers(source, job, "evals")
+                continue
+            found = _query_list(data)
+            if found is None:
+                if _is_keyword_list(data):
+                    raise source.error("refused: a keyword trigger list, no `query` items", "refused")
+                raise source.error(
+                    "not skill-creator evals: expected an object with `evals`, or a list of {query, should_trigger}",
+                    "not_skill_creator",
+                )
+            _, at = found
+            records = source.records(at)
+            drafts.extend(self._trigger(record) for record in records)
+            _report_conflicts(records, job)
+            if at:
+                self._leftovers(source, job, "queries")
+        skills = [
+            s.data["skill_name"]
+            for s in sources
+            if isinstance(s.data, dict) and c.is_non_empty_string(s.data.get("skill_name"))
+        ]
+        if skills:
+            job.skill = skills[0]
+        return drafts
+
+    def _leftovers(self, source: Source, job: Job, list_key: str) -> None:
+        rest = {key: value for key, value in source.data.items() if key != list_key}
+        if rest:
+            job.extensions.setdefault("files", {})[source.ref] = rest
+
+    def _eval(self, record: Record) -> Draft:
+        item = require_object(record)
+        prompt = item.get("prompt")
+        if not c.is_non_empty_string(prompt):
+            raise record_error(
+                record, "has no `prompt`: there is no case input", key="prompt" if "prompt" in item else None
+            )
+        extensions: dict[str, Any] = {}
+        original: dict[str, Any] = {}
+        label = c.slugify(item["name"]) if isinstance(item.get("name"), str) else ""
+        number = own_id(item.get("id"))
+        case_id = label or (f"eval-{number}" if number is not None else content_id("eval", prompt))
+
+        checks_key = next((key for key in CHECK_KEYS if key in item), None)
+        expected: Any = ABSENT
+        if checks_key is not None:
+            expected = {}
+            if "expected_output" in item:
+                expected["expected_output"] = item["expected_output"]
+            checks = item[checks_key]
+            if isinstance(checks, list) and any(isinstance(x, dict) and isinstance(x.get("text"), str) for x in checks):
+                original[checks_key] = checks
+                checks = [x["text"] if isinstance(x, dict) and isinstance(x.get("text"), str) else x for x in checks]
+            expected[checks_key] = checks
+        elif "expected_output" in item:
+            expected = item["expected_output"]
+            if not isinstance(expected, (str, list, dict)) and expected is not None:
+                original["expected_output"] = expected
+                expected = c.js_string(expected)
+        used = {"prompt", "expected_output", checks_key}
+        for key, value in item.items():
+            if key not in used:
+                extensions[key] = value
+        if original:
+            extensions["original"] = original
+        tags = ["expected"] if expected is not ABSENT and c.is_non_empty_expected(expected) else []
+        return Draft(record, case_id, prompt, expected, tags, extensions=extensions)
+
+    def _trigger(self, record: Record) -> Draft:
+        item = require_object(record)
+        if not _is_query(item):
+            raise record_error(record, "needs a string `query` and a boolean `should_trigger`")
+        number = own_id(item.get("id"))
+        if number is not None:
+            case_id = number if isinstance(item["id"], str) else f"trigger-{number}"
+        else:
+            case_id = content_id("trigger", item["query"])
+        positive = item["should_trigger"]
+        tags = ["trigger", "should-trigger"] if positive else ["trigger", "should-not-trigger", "boundary"]
+        extensions = {key: value for key, value in item.items() if key != "query"}
+        return Draft(
+            record, case_id, item["query"], TRIGGERS if positive else DOES_NOT_TRIGGER, tags, extensions=extensions
+        )
+
+
+def _report_conflicts(records: list[Record], job: Job) -> None:
+    labels: dict[str, set[bool]] = {}
+    for record in records:
+        labels.setdefault(record.data["query"], set()).add(record.data["should_trigger"])
+    for query, seen in labels.items():
+        if len(seen) > 1:
+            shown = query if len(query) <= 60 else query[:57] + "..."
+            job.note(f"warning: the query {shown!r} is listed both as should_trigger true and false")
+
+
+ADAPTER = SkillCreatorAdapter()

@@ -1,0 +1,411 @@
+"""Configuration: the `[tool.fixture-migrate]` table of a `pyproject.toml`, merged with flags.
+
+The table is looked up once per run. Without `--config FILE`, the nearest
+`pyproject.toml` at or above the current directory that holds a
+`[tool.fixture-migrate]` table is used (files without one are passed over, as
+ruff passes over a `pyproject.toml` without `[tool.ruff]`). Keys are the long
+flag names without `--`; an unknown key is an error naming it. Precedence, from
+strongest: a flag given on the command line, the subcommand's table
+(`[tool.fixture-migrate.migrate]`, ...), the top-level table, the built-in default.
+
+Top-level keys:
+
+- `include`, `exclude`: lists of globs selecting the files a directory walk
+  yields (paths relative to the directory of the configuration file; `*` and
+  `?` stay within one path segment, `**` spans any number; a glob without `/`
+  matches a name at any depth; a glob matching a directory matches all below it).
+- `force-exclude`: apply `include`/`exclude` to files named on the command line
+  too (pre-commit names every staged file), and skip named files of a type
+  fixture-migrate does not read instead of reporting them.
+- `repo-root`: the repository root (relative to the configuration file).
+- `skill`: a skill name for every file, or a table of glob to skill name (the
+  first glob in table order that matches a file gives its skill).
+- `adapters`: reserved for the tables of field-mapping adapters.
+
+`tomllib` is imported only when a `pyproject.toml` mentions fixture-migrate at
+all, so a run without configuration pays no parsing cost.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from migrate.adapter import Context
+from migrate.engine import Options, find_repo_root, iter_files, relative_source
+from migrate.errors import FixtureError
+from migrate.formats import syntax_of
+
+NEWLINE = b"\n"
+TABLE = "fixture-migrate"
+"""The key under `[tool]` that holds fixture-migrate's configuration."""
+
+TOP_LEVEL_KEYS: dict[str, str] = {
+    "include": "globs",
+    "exclude": "globs",
+    "force-exclude": "bool",
+    "repo-root": "path",
+    "skill": "skill",
+    "py-name": "names",
+    "adapters": "reserved",
+}
+"""Top-level keys and the kind of value each takes (besides the subcommand tables)."""
+
+OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
+    "migrate": ("text", "json", "github"),
+    "normalize": ("json", "jsonl"),
+    "validate": ("text", "json", "github"),
+    "detect": ("text", "json", "github"),
+}
+
+COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "migrate": {"check": "bool", "diff": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
+    "normalize": {"as-migrated": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
+    "validate": {
+        "no-ref-check": "bool",
+        "as-migrated": "bool",
+        "readiness": "bool",
+        "quiet": "bool",
+        "verbose": "bool",
+    },
+    "detect": {"quiet": "bool", "verbose": "bool"},
+}
+"""Per subcommand, the keys its table accepts: a kind, or the tuple of allowed strings."""
+for _command, _formats in OUTPUT_FORMATS.items():
+    COMMAND_KEYS[_command]["output-format"] = _formats
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used: unreadable, bad TOML, an unknown key or
+    a value of the wrong type. The message names the file (and line where known) and the key."""
+
+
+@dataclass(frozen=True)
+class Glob:
+    """One glob of the configuration, compiled; `text` as written."""
+
+    text: str
+    regex: re.Pattern[str]
+
+    def matches(self, relative: str) -> bool:
+        """True when the POSIX path `relative` (to the configuration's directory) or one of
+        its parent directories matches."""
+        return self.regex.match(relative) is not None
+
+
+def compile_glob(pattern: str) -> Glob:
+    """A `Glob` for `pattern`: `*` and `?` within a segment, `**` across segments, `[...]`
+    classes (`[!...]` negated); no `/` in it means "at any depth"; a match of a directory
+    covers everything under it. Raises `ValueError` for an empty pattern."""
+    text = pattern.strip()
+    body = text.removeprefix("./").strip("/")
+    if not body:
+        raise ValueError("empty glob")
+    out = [] if "/" in body else ["(?:.*/)?"]
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if body.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if body.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[" and "]" in body[i + 2 :]:
+            end = body.index("]", i + 2)
+            inner = body[i + 1 : end]
+            negate = inner.startswith("!")
+            inner = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
+            out.append(f"[{'^' if negate else ''}{inner}]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return Glob(text, re.compile("".join(out) + "(?:/.*)?\\Z"))
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which files a run processes, from `include`/`exclude`/`force-exclude`.
+
+    `base` is the absolute directory globs are relative to. Files outside it are not
+    filtered. `include` None means every file a walk finds.
+    """
+
+    base: Path
+    include: tuple[Glob, ...] | None = None
+    exclude: tuple[Glob, ...] = ()
+    force_exclude: bool = False
+
+    def relative(self, path: Path) -> str | None:
+        """`path` relative to `base` as a POSIX string, or None when it is outside."""
+        rel = relative_source(path, self.base)
+        return None if rel == ".." or rel.startswith("../") else rel
+
+    def selects(self, path: Path, *, named: bool) -> bool:
+        """True when the run processes `path`. A walked file must match `include` (if set)
+        and no `exclude`; a file named on the command line is always processed unless
+        `force_exclude`, which also skips named files of a type fixture-migrate does not read."""
+        if named and not self.force_exclude:
+            return True
+        if named and syntax_of(path) is None:
+            return False
+        rel = self.relative(path)
+        if rel is None:
+            return True
+        if self.include is not None and not any(glob.matches(rel) for glob in self.include):
+            return False
+        return not any(glob.matches(rel) for glob in self.exclude)
+
+
+@dataclass
+class ConfiguredOptions(Options):
+    """Engine `Options` plus what the configuration adds: a per-path skill mapping and the
+    file `selection`. `skill` (from `--skill`) wins over `skills`."""
+
+    skills: tuple[tuple[Glob, str], ...] = ()
+    selection: Selection | None = None
+    config_path: Path | None = None
+
+    def skill_for(self, path: Path) -> str | None:
+        """The caller's skill for `path`: `--skill`, else the first matching `skill` glob."""
+        if self.skill is not None or not self.skills or self.selection is None:
+            return self.skill
+        rel = self.selection.relative(path)
+        if rel is None:
+            return None
+        return next((name for glob, name in self.skills if glob.matches(rel)), None)
+
+    def context(self, path: Path) -> Context:
+        return Context(source_file=relative_source(path, self.repo_root), skill=self.skill_for(path))
+
+
+def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Path, FixtureError | None]]:
+    """`engine.iter_files` over `paths`, keeping only the files `options.selection` selects
+    (all of them for plain `Options`). A path that does not exist still yields its error."""
+    selection = getattr(options, "selection", None)
+    if selection is None:
+        yield from iter_files(paths)
+        return
+    seen: set[Path] = set()
+    for path in paths:
+        named = not path.is_dir()
+        for found, error in iter_files([path]):
+            if found in seen:
+                continue
+            seen.add(found)
+            if error is not None or selection.selects(found, named=named):
+                yield found, error
+
+
+@dataclass
+class Settings:
+    """What one subcommand runs with after merging flags, configuration and defaults.
+
+    `values` maps option names (as the typer parameters: `output_format`, `no_ref_check`)
+    to their merged values; `options` are the engine options; `config_path` the file read.
+    """
+
+    values: dict[str, Any]
+    options: ConfiguredOptions
+    config_path: Path | None = None
+    paths: list[Path] = field(default_factory=list)
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest `pyproject.toml` at or above `start` holding a `[tool.fixture-migrate]`
+    table, else None. Raises `ConfigError` when a candidate cannot be read or parsed."""
+    start = start.resolve()
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        try:
+            raw = candidate.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
+        # Cheap test first: most pyproject.toml files never mention us, and tomllib costs
+        # a few milliseconds to import and parse.
+        if TABLE.encode() in raw and _table(candidate, raw) is not None:
+            return candidate
+    return None
+
+
+def _table(path: Path, raw: bytes) -> dict[str, Any] | None:
+    import tomllib
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    tool = data.get("tool")
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
+    return table
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The `[tool.fixture-migrate]` table of the TOML file `path`, checked for unknown keys
+    and value types. Raises `ConfigError` naming the file, the key and the fix."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    table = _table(path, raw)
+    if table is None:
+        raise ConfigError(f"{path}: no [tool.{TABLE}] table; add one, or name another file with --config")
+    _check(path, raw, table)
+    return table
+
+
+def _where(path: Path, raw: bytes, key: str) -> str:
+    """`file:line` of the first line that assigns `key`, or `file` when it cannot be found."""
+    pattern = re.compile(rb"^\s*[\"']?" + re.escape(key.encode()) + rb"[\"']?\s*=", re.MULTILINE)
+    match = pattern.search(raw)
+    if match is None:
+        pattern = re.compile(rb"^\s*\[[^\]]*\b" + re.escape(key.encode()) + rb"[\"']?\s*\]", re.MULTILINE)
+        match = pattern.search(raw)
+    if match is None:
+        return str(path)
+    return f"{path}:{raw.count(NEWLINE, 0, match.start()) + 1}"
+
+
+def _unknown(path: Path, raw: bytes, key: str, section: str, known: Iterable[str]) -> ConfigError:
+    known = sorted(known)
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return ConfigError(
+        f"{_where(path, raw, key)}: unknown key {key!r} in [{section}]; {hint}known keys: {', '.join(known)}"
+    )
+
+
+def _check(path: Path, raw: bytes, table: dict[str, Any]) -> None:
+    section = f"tool.{TABLE}"
+    for key, value in table.items():
+        if key in COMMAND_KEYS:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{_where(path, raw, key)}: [{section}.{key}] must be a table")
+            for sub, sub_value in value.items():
+                kind = COMMAND_KEYS[key].get(sub)
+                if kind is None:
+                    raise _unknown(path, raw, sub, f"{section}.{key}", COMMAND_KEYS[key])
+                _check_value(path, raw, f"{section}.{key}", sub, sub_value, kind)
+            continue
+        kind = TOP_LEVEL_KEYS.get(key)
+        if kind is None:
+            raise _unknown(path, raw, key, section, [*TOP_LEVEL_KEYS, *COMMAND_KEYS])
+        _check_value(path, raw, section, key, value, kind)
+
+
+def _check_value(path: Path, raw: bytes, section: str, key: str, value: Any, kind: str | tuple[str, ...]) -> None:
+    def bad(expected: str) -> ConfigError:
+        return ConfigError(f"{_where(path, raw, key)}: [{section}] {key} must be {expected}, not {value!r}")
+
+    if isinstance(kind, tuple):
+        if value not in kind:
+            raise bad("one of " + ", ".join(repr(choice) for choice in kind))
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+    elif kind == "names":
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(item, str) and item.isidentifier() for item in value)
+        ):
+            raise bad("a list of Python names")
+    elif kind == "jobs":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise bad("a whole number of worker processes, 1 or more")
+    elif kind == "path":
+        if not isinstance(value, str) or not value.strip():
+            raise bad("a path string")
+    elif kind == "globs":
+        if not isinstance(value, list) or not all(isinstance(item, str) and item.strip("./ ") for item in value):
+            raise bad("a list of glob strings")
+    elif kind == "skill":
+        if isinstance(value, str) and value.strip():
+            return
+        if isinstance(value, dict) and value and all(isinstance(v, str) and v.strip() for v in value.values()):
+            return
+        raise bad('a skill name, or a table of glob = "skill name"')
+    elif kind == "reserved":
+        if not isinstance(value, dict):
+            raise bad("a table")
+
+
+def _option_name(key: str) -> str:
+    return key.replace("-", "_")
+
+
+def resolve(
+    command: str,
+    params: Mapping[str, Any],
+    given: Iterable[str],
+    *,
+    config_file: Path | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Merge the command line with the configuration for `command`.
+
+    `params` are the subcommand's parsed parameters (typer names) and `given` the names
+    the user actually passed; `config_file` is `--config` (else the nearest
+    `pyproject.toml` with a table is found from `cwd`). A parameter the user did not
+    pass takes the subcommand table's value, then the built-in default in `params`.
+    Raises `ConfigError` for a bad configuration.
+    """
+    cwd = Path.cwd() if cwd is None else cwd
+    given = set(given)
+    path = config_file if config_file is not None else find_config(cwd)
+    table = read_config(path) if path is not None else {}
+    base = path.resolve().parent if path is not None else cwd.resolve()
+
+    values = dict(params)
+    for key, value in table.get(command, {}).items():
+        name = _option_name(key)
+        if name in values and name not in given:
+            values[name] = value
+
+    repo_root = params.get("repo_root")
+    if repo_root is not None:
+        root = Path(repo_root).resolve()
+    elif "repo-root" in table:
+        root = (base / table["repo-root"]).resolve()
+        if not root.is_dir():
+            raise ConfigError(f"{path}: repo-root {table['repo-root']!r} is not a directory ({root})")
+    else:
+        root = find_repo_root(cwd)
+
+    skill_value = table.get("skill")
+    skills: tuple[tuple[Glob, str], ...] = ()
+    default_skill = params.get("skill")
+    if isinstance(skill_value, str) and default_skill is None:
+        default_skill = skill_value
+    elif isinstance(skill_value, dict):
+        skills = tuple((compile_glob(glob), name) for glob, name in skill_value.items())
+
+    include = table.get("include")
+    selection = Selection(
+        base=base,
+        include=tuple(compile_glob(glob) for glob in include) if include is not None else None,
+        exclude=tuple(compile_glob(glob) for glob in table.get("exclude", ())),
+        force_exclude=bool(params.get("force_exclude")) or bool(table.get("force-exclude", False)),
+    )
+    py_names = params.get("py_name") or table.get("py-name")
+    extra = {"py_names": tuple(py_names)} if py_names else {}
+    options = ConfiguredOptions(
+        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, **extra
+    )
+    paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
+    return Settings(values=values, options=options, config_path=path, paths=paths)

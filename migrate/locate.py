@@ -1,0 +1,97 @@
+"""Where in a file a validation error points: the line and column of the member concerned.
+
+A validation error names a case (by skill and id) and a reason code; the
+engine's `CaseOrigin` says which case of which file it is about. This module
+picks the member the reason code is about (the `coverage_tags` holding an
+invalid tag, the one `source_refs` entry that is missing, the `id` of a
+duplicate, ...), in the case or, for values a case inherits, in the file, and
+asks the document for its place. Where no member fits, the case itself is
+placed; where the case is unknown (a case a migration makes from other data),
+the file's first line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from migrate import contract as c
+from migrate.engine import CaseOrigin
+from migrate.errors import FixtureError
+from migrate.plan import Path as NodePath
+
+_CASE_MEMBERS: dict[str, tuple[str, ...]] = {
+    c.MISSING_ID: ("id", "name"),
+    c.MISSING_INPUT: c.INPUT_SOURCES,
+    c.INVALID_COVERAGE_TAG: ("coverage_tags",),
+    c.INVALID_SOURCE_REF_AUTHORITY: ("source_ref_authority",),
+    c.MISSING_EXPECTED_OUTCOME: c.OUTCOME_SOURCES,
+    c.DUPLICATE_CASE_ID: ("id", "name"),
+}
+"""Per reason code, the case members it is about, first present wins."""
+
+_FILE_MEMBERS: dict[str, tuple[str, ...]] = {
+    c.MISSING_SKILL: ("skill",),
+    c.INVALID_COVERAGE_TAG: ("coverage_tags",),
+    c.INVALID_SOURCE_REF_AUTHORITY: ("source_ref_authority",),
+}
+"""Per reason code, the file-level members it is about when the case has none (inherited)."""
+
+_REF_CODES = frozenset(
+    {c.INVALID_SOURCE_REF, c.SOURCE_REF_NOT_SOURCE_AUTHORITY, c.SOURCE_REF_MISSING, c.SOURCE_REF_OUTSIDE_REPO}
+)
+
+
+def _ref_path(data: Any, base: NodePath, message: str) -> NodePath | None:
+    """The path of the `source_refs` entry (under `base`) that `message` ends with."""
+    refs = data.get("source_refs") if isinstance(data, dict) else None
+    if isinstance(refs, str):
+        return (*base, "source_refs") if message.endswith(refs) else None
+    if isinstance(refs, list):
+        for i, ref in enumerate(refs):
+            if isinstance(ref, str) and ref and message.endswith(ref):
+                return (*base, "source_refs", i)
+    return None
+
+
+def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
+    """The payload path the error is about, in the unit `data`: a member of the case at
+    `case`, a file-level member it inherits, or the case itself."""
+    code = error.get("reason_code")
+    entry: Any = data
+    try:
+        for key in case:
+            entry = entry[key]
+    except (KeyError, IndexError, TypeError):
+        return case
+    if code in _REF_CODES:
+        message = str(error.get("message", ""))
+        found = _ref_path(entry, case, message)
+        if found is None and isinstance(data, dict):
+            found = _ref_path(data, (), message)
+        return found or case
+    if isinstance(entry, dict):
+        for key in _CASE_MEMBERS.get(code, ()):
+            if key in entry:
+                return (*case, key)
+    if isinstance(data, dict) and len(case) == 2:
+        for key in _FILE_MEMBERS.get(code, ()):
+            if key in data:
+                return (key,)
+    return case
+
+
+def error_place(origin: CaseOrigin, error: dict[str, Any]) -> tuple[int, int] | None:
+    """1-based `(line, column)` of what `error` is about, or None when it cannot be told.
+
+    An error that carries its own `line` (duplicate keys, non-object cases) keeps it.
+    """
+    if error.get("line"):
+        return error["line"], error.get("column") or 1
+    document = origin.file.document
+    if document is None or origin.unit is None or origin.case is None:
+        return None
+    data = document.units[origin.unit].data
+    try:
+        return document.locate(origin.unit, member_path(data, origin.case, error))
+    except FixtureError:  # a file read with a repeated key has no span tree to place by
+        return None

@@ -1,0 +1,175 @@
+"""Output formats shared by `migrate`, `validate` and `detect`: text, json and github.
+
+- `text`: unified diffs and lines for a person; a diff is coloured (rich) when it
+  goes to a terminal and `NO_COLOR` is not set, plain otherwise.
+- `json`: one JSON document on stdout at the end of the run; messages stay on stderr.
+- `github`: GitHub Actions workflow commands (`::error file=...,line=...,col=...::...`)
+  on stdout, one per finding, placed on the line of the case or member concerned;
+  `GithubReport` turns file errors into annotations too.
+
+The summary a run ends with is built here from the run's counts, so every format
+says the same thing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from migrate.diff import escape_text
+from migrate.errors import FixtureError
+from migrate.report import Report, next_step
+
+FORMATS = ("text", "json", "github")
+
+
+def use_colour(stream: TextIO) -> bool:
+    """True when `stream` is a terminal and neither `NO_COLOR` (any non-empty value,
+    no-color.org) nor `TERM=dumb` asks for plain output."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+_STYLES = (("+++ ", "bold"), ("--- ", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"), ("\\", "dim"))
+
+
+def write_diff(out: TextIO, diff: str, *, colour: bool | None = None) -> None:
+    """Write a unified diff (from `migrate.diff.render_diff`, already terminal-safe) to `out`,
+    coloured when `colour` (default: `use_colour(out)`). rich is imported only to colour."""
+    if not diff:
+        return
+    if not (use_colour(out) if colour is None else colour):
+        out.write(diff)
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    text = Text(no_wrap=True)
+    for line in diff.splitlines(keepends=True):
+        style = next((style for prefix, style in _STYLES if line.startswith(prefix)), "")
+        text.append(line, style=style)
+    console = Console(file=out, force_terminal=True, highlight=False, markup=False, emoji=False, soft_wrap=True)
+    console.print(text, end="")
+    out.flush()
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(
+    level: str,
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    col: int | None = None,
+    title: str | None = None,
+) -> str:
+    """One GitHub Actions workflow command line (`::error file=a.json,line=3,col=5,title=x::message`).
+
+    `level` is `error`, `warning` or `notice`. Values are escaped as the runner expects
+    (`%`, CR and LF in the message; also `:` and `,` in properties); control characters
+    are shown as escapes so no fixture can write to the log's terminal.
+    """
+    props = []
+    if file is not None:
+        props.append(f"file={_escape_property(file)}")
+        if line is not None:
+            props.append(f"line={line}")
+            if col is not None:
+                props.append(f"col={col}")
+    if title:
+        props.append(f"title={_escape_property(title)}")
+    head = f"::{level}" + (" " + ",".join(props) if props else "")
+    return escape_text(f"{head}::{_escape_data(message)}") + "\n"
+
+
+class GithubReport(Report):
+    """A `Report` whose file errors are `::error` annotations on `out` (stdout) instead of
+    lines on stderr. `root` is the repository root annotation paths are relative to."""
+
+    def __init__(self, out: TextIO, root: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.out = out
+        self.root = root
+
+    def file_name(self, path: Path | str) -> str:
+        """`path` relative to the repository root, as GitHub places annotations."""
+        from migrate.engine import relative_source
+
+        return relative_source(Path(path), self.root)
+
+    def error(self, path: Path | str, error: FixtureError) -> None:
+        self.counts["error"] += 1
+        step = next_step(error)
+        message = f"{error.message} [{error.code}]" + (f" (help: {step})" if step else "")
+        self.out.write(
+            annotation("error", message, file=self.file_name(path), line=error.line, col=error.column, title=error.code)
+        )
+
+
+def make_report(
+    output_format: str,
+    *,
+    out: TextIO,
+    root: Path,
+    quiet: bool = False,
+    verbose: bool = False,
+    live_stdout: bool = False,
+) -> Report:
+    """The `Report` for an output format. `live_stdout` says the command writes to stdout
+    while files are processed (diffs, annotations): then no progress bar is shown when
+    stdout and stderr are terminals, as the two would interleave."""
+    stdout_tty = bool(getattr(out, "isatty", None) and out.isatty())
+    progress = not (live_stdout and stdout_tty)
+    if output_format == "github":
+        return GithubReport(out, root, quiet=quiet, verbose=verbose, progress=progress)
+    return Report(quiet=quiet, verbose=verbose, progress=progress, err=sys.stderr)
+
+
+def error_record(error: FixtureError) -> dict[str, Any]:
+    """A file error as JSON: `{code, message, line, column, help}`."""
+    return {
+        "code": error.code,
+        "message": error.message,
+        "line": error.line,
+        "column": error.column,
+        "help": next_step(error),
+    }
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 file`, `2 files` (`many` for an irregular plural)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def migrate_summary_text(summary: Mapping[str, Any], *, written: bool) -> str:
+    """The summary line of `migrate`, e.g. `12 files scanned: 3 migrated (40 cases), 8
+    unchanged, 1 not a fixture; fields moved to extensions: spec_prd_evals_v1 30`."""
+    verb = "migrated" if written else "would migrate"
+    parts = []
+    if summary["migrated"]:
+        parts.append(f"{summary['migrated']} {verb} ({plural(summary['cases_migrated'], 'case')})")
+    if summary["unchanged"]:
+        parts.append(f"{summary['unchanged']} unchanged")
+    if summary["not_fixtures"]:
+        parts.append(plural(summary["not_fixtures"], "not a fixture", "not fixtures"))
+    if summary["errors"]:
+        parts.append(plural(summary["errors"], "error"))
+    text = plural(summary["files_scanned"], "file") + " scanned"
+    if parts:
+        text += ": " + ", ".join(parts)
+    moved = summary["moved_to_extensions"]
+    if moved:
+        text += "; fields moved to extensions: " + ", ".join(f"{name} {n}" for name, n in moved.items())
+    return text

@@ -1,0 +1,408 @@
+"""Source files of an import: read once, never written.
+
+`fixture-migrate import` reads files written for other eval tools (JSON, JSON
+Lines, YAML, CSV) into a `Source`: the parsed data, the repo-relative path the
+imported cases cite (`ref`), and the means to name a record's place
+(`Record.locator`: `L12` for a JSONL or CSV record, the first physical line of
+the record; a JSON pointer such as `/evals/3` for an element of a JSON or YAML
+document) and to point an error at a line and column.
+
+The parsed `data` is what the conservation check compares the canonical file
+with (`migrate.conservation`), so it is kept exactly as read: a CSV file is a
+list of `{column: cell}` objects whose cells are strings; a YAML file is the
+plain JSON data it stands for (timestamps stay the text they were written as;
+a value JSON cannot hold, such as `.inf` or `!!binary`, is an error). ruamel.yaml
+is imported only when a YAML source is read, and the csv module only for CSV.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from migrate.errors import FixtureError, line_col
+from migrate.formats import BOM, decode_text
+
+SYNTAX_BY_SUFFIX = {
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".csv": "csv",
+}
+"""File suffix -> syntax of an import source; `.txt` and other text is read only as a
+referenced value (`Source.text`)."""
+
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
+"""How a Git LFS pointer file starts: the data is not in the file."""
+
+PointerPath = tuple[str | int, ...]
+
+
+class SourceError(FixtureError):
+    """A `FixtureError` that names the file it is about (`path`, as the user wrote it)."""
+
+    def __init__(self, path: Path | str, error: FixtureError) -> None:
+        super().__init__(error.message, code=error.code, line=error.line, column=error.column)
+        self.path = path
+
+
+def json_pointer(path: PointerPath) -> str:
+    """The JSON pointer (RFC 6901) of a path of keys and indices: `("evals", 3)` -> `/evals/3`."""
+    return "".join("/" + str(key).replace("~", "~0").replace("/", "~1") for key in path)
+
+
+@dataclass
+class Record:
+    """One record of a source: `data` (as read, with any `--field` renames applied),
+    its 0-based `index` in its list, its `locator` (`L12` or a JSON pointer), the 1-based
+    `line` it starts on where known, its `path` inside the source data, and the `source`."""
+
+    data: Any
+    index: int
+    locator: str
+    line: int | None
+    path: PointerPath
+    source: Source
+
+    @property
+    def ref(self) -> str:
+        """The source ref of the record: `<source ref>#<locator>`."""
+        return f"{self.source.ref}#{self.locator}"
+
+    def error(self, message: str, code: str, key: str | int | None = None) -> SourceError:
+        """A `SourceError` about this record (or its member `key`), placed where known."""
+        path = self.path if key is None else self.path + (key,)
+        return self.source.error(message, code, path)
+
+
+@dataclass
+class Source:
+    """A file read for an import.
+
+    `path` is the file as the user (or a reference) named it; `ref` the repo-relative
+    POSIX path cases cite; `syntax` one of `SYNTAX_BY_SUFFIX`'s values or "text";
+    `data` the parsed content (see the module docstring); `raw` its bytes. `fields`
+    renames record members before adapters see them (`--field input=question` is
+    `{"question": "input"}`); `role` is set by detection ("cases" or "aux").
+    """
+
+    path: Path
+    ref: str
+    syntax: str
+    data: Any
+    raw: bytes
+    record_lines: list[int] = field(default_factory=list)
+    positions: dict[PointerPath, tuple[int, int]] = field(default_factory=dict)
+    header: list[str] | None = None
+    fields: Mapping[str, str] = field(default_factory=dict)
+    role: str = "cases"
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def line_oriented(self) -> bool:
+        """True for JSONL and CSV, whose records are located by line."""
+        return self.syntax in ("jsonl", "csv")
+
+    def records(self, at: PointerPath = ()) -> list[Record]:
+        """The records of the list at `at` (the whole data of JSONL, CSV and array files).
+
+        Raises `SourceError` (code `not_a_list`) when there is no list there.
+        """
+        value = self.data
+        for key in at:
+            value = value[key]
+        if not isinstance(value, list):
+            raise self.error(f"expected a list at {json_pointer(at) or 'the top level'}", "not_a_list", at)
+        found = []
+        for index, item in enumerate(value):
+            path = at + (index,)
+            if self.line_oriented and not at:
+                line: int | None = self.record_lines[index]
+                locator = f"L{line}"
+            else:
+                line = self.positions.get(path, (None, None))[0]
+                locator = json_pointer(path)
+            found.append(Record(self._renamed(item, path), index, locator, line, path, self))
+        return found
+
+    def _renamed(self, item: Any, path: PointerPath) -> Any:
+        if not self.fields or not isinstance(item, dict):
+            return item
+        renamed: dict[str, Any] = {}
+        for key, value in item.items():
+            target = self.fields.get(key, key)
+            if target != key and target in item:
+                raise self.error(
+                    f"--field {target}={key}: the record also has a `{target}` member", "field_clash", path
+                )
+            renamed[target] = value
+        return renamed
+
+    def locate(self, path: PointerPath) -> tuple[int, int] | None:
+        """1-based `(line, column)` of the value at `path`, where known."""
+        if not path:
+            return None
+        if self.line_oriented:
+            index = path[0]
+            if isinstance(index, int) and 0 <= index < len(self.record_lines):
+                return self.record_lines[index], 1
+            return None
+        if self.syntax == "yaml":
+            while path and path not in self.positions:
+                path = path[:-1]
+            return self.positions.get(path)
+        if self.syntax == "json":
+            return self._json_place(path)
+        return None
+
+    def _json_place(self, path: PointerPath) -> tuple[int, int] | None:
+        from migrate.formats.json_text import parse_spans
+
+        text = decode_text(self.raw)[0]
+        try:
+            node = parse_spans(text)
+            for key in path:
+                node = node.child(key)
+        except (FixtureError, KeyError, IndexError, AttributeError, TypeError):
+            return None
+        return line_col(text, node.start)
+
+    def error(self, message: str, code: str, path: PointerPath = ()) -> SourceError:
+        """A `SourceError` about the value at `path`, with its line and column where known."""
+        where = self.locate(path)
+        line, column = where if where else (None, None)
+        return SourceError(self.path, FixtureError(message, code=code, line=line, column=column))
+
+    def ref_for(self, path: Path) -> str:
+        """The ref of a file named relative to this one: this ref's folder joined with the
+        relative path from this file's folder (so `--source-ref` mappings carry over)."""
+        relative = Path(os.path.relpath(os.path.abspath(path), os.path.abspath(self.path.parent))).as_posix()
+        return posixpath.normpath(posixpath.join(posixpath.dirname(self.ref), relative))
+
+    @cached_property
+    def text(self) -> str:
+        """The decoded text of the file (UTF-8, byte order mark removed)."""
+        try:
+            return decode_text(self.raw)[0]
+        except FixtureError as error:
+            raise SourceError(self.path, error) from None
+
+
+def is_lfs_pointer(raw: bytes) -> bool:
+    """True for a Git LFS pointer file: a text stub standing in for the real data."""
+    return raw.removeprefix(BOM).lstrip().startswith(LFS_POINTER)
+
+
+def syntax_for(path: Path) -> str | None:
+    """The syntax of an import source by its suffix, or None."""
+    return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
+
+
+def read_source(path: Path, ref: str, raw: bytes | None = None, *, syntax: str | None = None) -> Source:
+    """Read the import source at `path`, cited as `ref`.
+
+    `raw` is its bytes when already read; `syntax` overrides the suffix ("text" reads any
+    file as one string). Raises `SourceError` naming the file, line and column: an I/O
+    error (`io`), a Git LFS pointer (`lfs_pointer`), an unknown suffix (`unsupported`),
+    bad syntax (`invalid_json`, `invalid_yaml`, `csv_syntax`, `csv_row`, ...).
+    """
+    if raw is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise SourceError(path, FixtureError(f"cannot read: {exc.strerror or exc}", code="io")) from None
+    if is_lfs_pointer(raw):
+        raise SourceError(
+            path,
+            FixtureError(
+                "a Git LFS pointer, not the data: run `git lfs pull` (or fetch the real file) and import that",
+                code="lfs_pointer",
+                line=1,
+                column=1,
+            ),
+        )
+    syntax = syntax or syntax_for(path)
+    if syntax is None:
+        message = f"unsupported file type {path.suffix or '(none)'}: an import reads .json, .jsonl, .yaml, .yml, .csv"
+        raise SourceError(path, FixtureError(message, code="unsupported"))
+    try:
+        return _READERS[syntax](path, ref, raw)
+    except SourceError:
+        raise
+    except FixtureError as error:
+        raise SourceError(path, error) from None
+
+
+def _read_json(path: Path, ref: str, raw: bytes) -> Source:
+    from migrate.formats.json_format import parse_json
+
+    return Source(path, ref, "json", parse_json(raw.removeprefix(BOM)), raw)
+
+
+def _read_jsonl(path: Path, ref: str, raw: bytes) -> Source:
+    from migrate.formats.jsonl_format import JsonlDocument
+
+    document = JsonlDocument(path, raw)
+    return Source(path, ref, "jsonl", document.units[0].data, raw, record_lines=[line for line, _, _ in document.lines])
+
+
+def _read_text(path: Path, ref: str, raw: bytes) -> Source:
+    return Source(path, ref, "text", decode_text(raw)[0], raw)
+
+
+def _read_csv(path: Path, ref: str, raw: bytes) -> Source:
+    import csv
+    import io
+    import sys
+
+    text = decode_text(raw)[0]
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
+    header: list[str] | None = None
+    previous_limit = csv.field_size_limit(sys.maxsize)
+    # newline="" hands the csv module each line with its ending, so quoted cells may span lines.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    last = 0
+    try:
+        for row in reader:
+            start, last = last + 1, reader.line_num
+            if not row:
+                continue
+            if header is None:
+                duplicates = sorted({name for name in row if row.count(name) > 1})
+                if duplicates:
+                    raise FixtureError(
+                        f"the header repeats column {duplicates[0]!r}", code="csv_header", line=start, column=1
+                    )
+                header = row
+                continue
+            if len(row) != len(header):
+                raise FixtureError(
+                    f"malformed CSV row: {len(row)} cells, the header has {len(header)}",
+                    code="csv_row",
+                    line=start,
+                    column=1,
+                )
+            rows.append(dict(zip(header, row, strict=True)))
+            lines.append(start)
+    except csv.Error as exc:
+        raise FixtureError(f"malformed CSV: {exc}", code="csv_syntax", line=reader.line_num) from None
+    finally:
+        csv.field_size_limit(previous_limit)
+    if header is None:
+        raise FixtureError("empty file: no CSV header", code="empty", line=1, column=1)
+    return Source(path, ref, "csv", rows, raw, record_lines=lines, header=header)
+
+
+def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    text = decode_text(raw)[0]
+    try:
+        node = _yaml_loader().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = (exc.problem or exc.context or "invalid YAML").split("\n")[0]
+        if "single document" in (exc.context or ""):
+            problem = "the file holds more than one YAML document; an import reads one"
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+        code = "duplicate_key" if type(exc).__name__ == "DuplicateKeyError" else "invalid_yaml"
+        raise FixtureError(f"invalid YAML: {problem}", code=code, line=line, column=column) from None
+    except YAMLError as exc:
+        raise FixtureError(f"invalid YAML: {str(exc).splitlines()[0]}", code="invalid_yaml") from None
+    if node is None and not text.strip():
+        raise FixtureError("empty file: no YAML document", code="empty", line=1, column=1)
+    positions: dict[PointerPath, tuple[int, int]] = {}
+    data = _plain(node, (), positions)
+    return Source(path, ref, "yaml", data, raw, positions=positions)
+
+
+def _yaml_loader() -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import RoundTripConstructor
+
+    class _Constructor(RoundTripConstructor):
+        """Round-trip construction that keeps timestamps as the text they were written as
+        (JSON has no date type, and the text is what a reader of the file sees)."""
+
+    _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_str)
+    yaml = YAML(typ="rt")
+    yaml.Constructor = _Constructor
+    return yaml
+
+
+def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> Any:
+    """Plain JSON data of a round-trip YAML node, recording where each member starts."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(node, CommentedMap):
+        result: dict[str, Any] = {}
+        for key, value in node.items():
+            name = _key_text(key, path, positions)
+            if name in result:
+                raise _yaml_error(f"key {name!r} appears twice once keys are read as text", path, positions)
+            try:
+                line, column = node.lc.value(key)
+                positions[path + (name,)] = (line + 1, column + 1)
+            except (KeyError, TypeError):
+                pass  # a member merged in with `<<:` has no place of its own
+            result[name] = _plain(value, path + (name,), positions)
+        return result
+    if isinstance(node, CommentedSeq):
+        items = []
+        for index, value in enumerate(node):
+            try:
+                line, column = node.lc.item(index)
+                positions[path + (index,)] = (line + 1, column + 1)
+            except (KeyError, TypeError):
+                pass
+            items.append(_plain(value, path + (index,), positions))
+        return items
+    if node is None or isinstance(node, bool):
+        return node
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        if not math.isfinite(node):
+            raise _yaml_error(f"{node!r} has no JSON form", path, positions)
+        return float(node)
+    raise _yaml_error(f"a {type(node).__name__} value has no JSON form", path, positions)
+
+
+def _key_text(key: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> str:
+    from migrate.contract import js_string
+
+    if isinstance(key, str):
+        return str(key)
+    if key is None or isinstance(key, (bool, int, float)):
+        return js_string(key)
+    raise _yaml_error(f"a {type(key).__name__} key has no JSON form", path, positions)
+
+
+def _yaml_error(message: str, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> FixtureError:
+    while path and path not in positions:
+        path = path[:-1]
+    line, column = positions.get(path, (None, None))
+    return FixtureError(f"YAML value cannot be imported: {message}", code="invalid_yaml", line=line, column=column)
+
+
+_READERS = {
+    "json": _read_json,
+    "jsonl": _read_jsonl,
+    "yaml": _read_yaml,
+    "csv": _read_csv,
+    "text": _read_text,
+}

@@ -1,0 +1,108 @@
+"""The JSON span parser and writer: what stays byte-identical, what changes, in which style.
+
+Each case migrates a tiny generic fixture (no schema_version) and compares the
+whole output, so every byte the writer adds or keeps is asserted.
+"""
+
+import pytest
+
+from migrate.errors import FixtureError
+from migrate.formats.json_text import OBJECT, parse_spans
+from tests.helpers import plan
+
+V1 = '"schema_version": "spec-first.workflow-eval-fixtures.v1"'
+
+
+def migrated(source: str) -> str:
+    result = plan(source, "fixtures/x.json")
+    assert result.status == "changed", result.error and result.error.message
+    return result.new_bytes.decode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        pytest.param(
+            '{\n  "cases": [\n    {\n      "id": "a",\n      "user_intent": "Go."\n    }\n  ]\n}\n',
+            "{\n  " + V1 + ',\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go."\n    }\n  ]\n}\n',
+            id="rename-in-place",
+        ),
+        pytest.param(
+            '{\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go.",\n      "note": "x"\n    }\n  ]\n}\n',
+            "{\n  " + V1 + ',\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go.",\n'
+            '      "extensions": {\n        "note": "x"\n      }\n    }\n  ]\n}\n',
+            id="last-member-moves-its-comma-line-stays",
+        ),
+        pytest.param(
+            '{"cases": [{"id": "a", "note": [1, 2]}]}',
+            "{" + V1 + ', "cases": [{"id": "a", "extensions": {"note": [1, 2]}}]}',
+            id="one-line-file-stays-one-line",
+        ),
+        pytest.param(
+            '{\n\t"cases": [\n\t\t{"id": "a", "note": "x"}\n\t]\n}',
+            "{\n\t" + V1 + ',\n\t"cases": [\n\t\t{"id": "a", "extensions": {"note": "x"}}\n\t]\n}',
+            id="inline-case-in-tab-file",
+        ),
+        pytest.param(
+            '{\n    "cases": [\n        {\n            "id": "a",\n            "deep": {\n                "k": [\n'
+            "                    1\n                ]\n            }\n        }\n    ]\n}\n",
+            "{\n    " + V1 + ',\n    "cases": [\n        {\n            "id": "a",\n            "extensions": {\n'
+            '                "deep": {\n                    "k": [\n                        1\n                    ]\n'
+            "                }\n            }\n        }\n    ]\n}\n",
+            id="moved-value-re-indented-four-spaces",
+        ),
+        pytest.param(
+            '{"cases": [{"id": "a", "n": [-0, 1.50, 1E2, 123456789012345678901234567890], "s": "caf\\u00e9 \\/"}]}',
+            "{" + V1 + ', "cases": [{"id": "a", "extensions": {"n": [-0, 1.50, 1E2, 123456789012345678901234567890], '
+            '"s": "caf\\u00e9 \\/"}}]}',
+            id="tokens-keep-their-text",
+        ),
+        pytest.param(
+            '{\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "note": 1\r\n    }\r\n  ]\r\n}',
+            "{\r\n  " + V1 + ',\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "extensions": {\r\n'
+            '        "note": 1\r\n      }\r\n    }\r\n  ]\r\n}',
+            id="crlf-no-final-newline",
+        ),
+        pytest.param(
+            '{"cases" : [{"id" : "a", "extensions" : {}, "note" : true}]}',
+            "{" + V1.replace(":", " :") + ', "cases" : [{"id" : "a", "extensions" : {"note" : true}}]}',
+            id="spaced-colons-and-empty-extensions-filled",
+        ),
+    ],
+)
+def test_writer(source, expected):
+    assert migrated(source) == expected
+
+
+def test_bom_is_kept():
+    result = plan(b'\xef\xbb\xbf{"cases": [{"id": "a", "x": 1}]}', "fixtures/x.json")
+    assert result.new_bytes.startswith(b'\xef\xbb\xbf{"schema_version"')
+
+
+def test_new_arrays_follow_the_layout_of_arrays_of_the_same_name():
+    source = (
+        '{\n  "schema_version": "yao.semantic-trigger-cases.v1",\n  "skill": "s",\n'
+        '  "source_refs": [\n    "a.md"\n  ],\n  "coverage_tags": ["trigger"],\n'
+        '  "should_trigger": [{"text": "go"}]\n}\n'
+    )
+    assert '"coverage_tags": ["trigger", "should-trigger"]' in migrated(source)
+
+
+def test_spans_of_members_and_keys():
+    text = '{"a": [1, {"b": "x\\"y"}], "c\\u0041": null}'
+    root = parse_spans(text)
+    assert root.kind == OBJECT and root.keys == ["a", "cA"]
+    b = root.child("a").child(1).child("b")
+    assert text[b.start : b.end] == '"x\\"y"'
+    assert text[slice(*root.key_spans[1])] == '"c\\u0041"'
+
+
+def test_duplicate_key_names_its_place():
+    with pytest.raises(FixtureError) as caught:
+        parse_spans('{\n  "a": {"k": 1,\n    "k": 2}\n}')
+    assert (caught.value.code, caught.value.line, caught.value.column) == ("duplicate_key", 3, 5)
+
+
+def test_escaped_duplicate_key_is_still_a_duplicate():
+    with pytest.raises(FixtureError):
+        parse_spans('{"k": 1, "\\u006b": 2}')

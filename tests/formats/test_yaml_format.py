@@ -1,0 +1,582 @@
+"""YAML fixtures: reading (`yaml_format`) and format-preserving writing (`yaml_text`)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+
+from migrate.cli import main
+from migrate.formats import load_document
+from migrate.formats.yaml_text import double_quoted, plain_ok, plain_value, tagged_value
+from tests.formats.syntax_checks import (
+    check_syntax_migration,
+    corpus_entries,
+    corpus_source,
+    legacy_payloads,
+    migrated_units,
+    outcome,
+    units,
+    without_source_file,
+)
+from tests.helpers import CORPUS_ABSENT, migrate_sample, plan
+
+PATH = "skills/demo-skill/evals/cases.yaml"
+
+PROMPT_EXAMPLES = """\
+# Review examples for the demo skill.
+schema_version: prompt-examples/v1  # legacy family
+skill: demo-skill
+source_refs: [skills/demo-skill/SKILL.md]
+examples:
+  # the happy path
+  - name: Asks for a Review
+    user_intent: Please review the attached plan.
+    expected_posture: >-
+      Review the plan and
+      lead with findings.
+    # what must not happen
+    negative_signal: Rewrites the plan without being asked.  # too eager
+    context_snippets:
+      - Review Scope
+      - 'Findings First'
+
+  # out of scope
+  - name: "café order — no trigger"
+    user_intent: 'Order me a coffee.'
+    expected_posture: "Decline: out of scope."
+    coverage_tags: [boundary]
+"""
+
+SPEC_PRD = """\
+schema_version: spec-prd-evals.v1
+skill: spec-prd
+source_refs:
+    - skills/spec-prd/SKILL.md
+case_contract:
+    required: [id, intent, expected]
+cases:
+    -   id: prd-1
+        intent: Write a PRD for the export feature.
+        input_shape: feature request with two constraints
+        expected: a PRD with goals, non-goals and open questions
+        coverage_tags: [trigger, expected]
+        must_not:
+            - invents metrics
+            - skips non-goals
+        case_type: happy-path
+    -   id: prd-2
+        intent: Fix a typo in the README.
+        expected: route away
+        coverage_tags: [boundary]
+        quality_buckets: {clarity: 2, scope: 1}
+"""
+
+TASKS_BOUNDARY = """\
+x-defaults: &defaults
+  source_ref_authority: historical
+  source_refs: [skills/demo-skill/SKILL.md]
+schema_version: spec-first.spec-write-tasks-boundary-cases.v1
+skill: demo-skill
+source_ref_authority: source
+cases:
+  - <<: *defaults
+    id: no-plan
+    input: Write tasks with no plan.
+    context: &ctx
+      repo: empty
+    expected_decision: stop   # hard stop
+    expected_next_action: ask for the plan
+    coverage_tags: [boundary]
+  - id: with-plan
+    input: Write tasks from the approved plan.
+    context: *ctx
+    expected_decision: proceed
+    boundary_note: Only with an approved plan.
+    coverage_tags: [boundary]
+    dispatch_authorization: ~
+"""
+
+YAO_TRIGGERS = """\
+schema_version: yao.semantic-trigger-cases.v1
+coverage_tags: [trigger]
+source_refs: [skills/demo-skill/SKILL.md]
+should_trigger:
+  - text: write the tasks for this plan   # the plain ask
+    family: direct
+  - break this spec into tasks
+should_not_trigger:
+  - {text: "what is a task?", family: question}
+near_neighbor:
+  - text: review my tasks
+recommended_threshold: 0.72
+"""
+
+TEAM_TRIGGERS = """\
+schema_version: team-standards-trigger-evals/v1
+coverage_tags:
+- trigger
+source_refs:
+- skills/demo-skill/SKILL.md
+cases:
+- case_id: T-01
+  prompt: Apply the team standards to this diff.
+  expected_result: standards review
+  case_type: trigger
+- case_id: T-02
+  prompt: |
+    Summarise the meeting notes.
+    Keep it short.
+  expected_result: route away
+  reason_code: out-of-scope
+"""
+
+CANONICAL_STRAY = """\
+schema_version: spec-first.workflow-eval-fixtures.v1
+skill: demo-skill
+source_refs: [skills/demo-skill/SKILL.md]
+coverage_tags: [trigger]
+cases:
+  - id: one
+    input: Do the thing.
+    expected_outcome: done
+    must_find: the thing   # checked by hand
+  - id: two
+    input: Do nothing.
+    expected_outcome: nothing
+"""
+
+OUTPUT_CASES = """\
+# recorded output cases, one mapping a case
+- id: case-1
+  prompt: Write the tasks.   # the ask
+  assertions: [has-ids, has-estimates]
+- id: case-2
+  prompt: |
+    Write the tasks,
+    then stop.
+  metadata: {run: 3}
+"""
+
+GENERIC_FLOW = """\
+{
+  "schema_version": "local-evals/v2",
+  "owner": "team-a",
+  "cases": [
+    {"name": "JSON-like YAML", "user_intent": "hi", "extra": [1, 2]},  # first
+    # second
+    {"name": "Two", "user_intent": "yo"}
+  ]
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "adapter"),
+    [
+        pytest.param(PROMPT_EXAMPLES, "prompt_examples_v1", id="prompt-examples"),
+        pytest.param(SPEC_PRD, "spec_prd_evals_v1", id="spec-prd-four-space"),
+        pytest.param(TASKS_BOUNDARY, "spec_write_tasks_boundary_cases_v1", id="tasks-boundary-anchors-merge"),
+        pytest.param(YAO_TRIGGERS, "yao_semantic_trigger_cases_v1", id="yao-triggers"),
+        pytest.param(TEAM_TRIGGERS, "team_standards_trigger_evals_v1", id="team-triggers-indentless"),
+        pytest.param(CANONICAL_STRAY, "canonical", id="canonical-stray-member"),
+        pytest.param(OUTPUT_CASES, "output_cases_jsonl", id="output-cases-list"),
+        pytest.param(GENERIC_FLOW, "generic", id="generic-flow-style"),
+    ],
+)
+def test_migrates(source, adapter, snapshot_yaml, snapshot_diff):
+    check_syntax_migration(source, [adapter], snapshot_yaml, snapshot_diff, PATH)
+
+
+@pytest.mark.parametrize(
+    "source", [PROMPT_EXAMPLES, SPEC_PRD, TASKS_BOUNDARY, YAO_TRIGGERS, TEAM_TRIGGERS, CANONICAL_STRAY, OUTPUT_CASES]
+)
+def test_canonical_result_is_untouched(source):
+    after = migrate_sample(source, PATH).after
+    result = plan(after, PATH)
+    assert result.status == "unchanged"
+    assert result.new_bytes is None
+
+
+def _lines_of(text: str, start: str, count: int) -> list[str]:
+    lines = text.splitlines()
+    i = next(n for n, line in enumerate(lines) if line.startswith(start))
+    return lines[i : i + count]
+
+
+def test_comments_move_with_their_members():
+    after = migrate_sample(PROMPT_EXAMPLES, PATH).after
+    # The lead comment and the end-of-line comment of `negative_signal` moved with it.
+    assert (
+        "    # what must not happen\n"
+        "    forbidden_signals: [Rewrites the plan without being asked.]  # too eager\n" in after
+    )
+    # A member's own end-of-line comment goes with it into extensions.
+    assert "  migrated_from: prompt-examples/v1  # legacy family\n" in after
+    # Comments between cases stay between them; the file header stays on top.
+    assert after.startswith("# Review examples for the demo skill.\n")
+    assert "\n  # out of scope\n  - id: caf-order-no-trigger\n" in after
+    after = migrate_sample(CANONICAL_STRAY, PATH).after
+    assert "    extensions:\n      must_find: the thing   # checked by hand\n" in after
+
+
+def test_only_moved_or_renamed_lines_change():
+    """The issue's "done when": the diff of a migrated file with comments touches only the
+    lines of members that moved or were renamed (plus the new members)."""
+    migrated = migrate_sample(PROMPT_EXAMPLES, PATH)
+    removed = [line[1:] for line in migrated.diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert removed == [
+        "schema_version: prompt-examples/v1  # legacy family",
+        "examples:",
+        "  - name: Asks for a Review",
+        "    user_intent: Please review the attached plan.",
+        "    expected_posture: >-",
+        "    negative_signal: Rewrites the plan without being asked.  # too eager",
+        "    context_snippets:",
+        "      - Review Scope",
+        "      - 'Findings First'",
+        '  - name: "café order — no trigger"',
+        "    user_intent: 'Order me a coffee.'",
+        '    expected_posture: "Decline: out of scope."',
+    ]
+    for kept in ("skill: demo-skill", "source_refs: [skills/demo-skill/SKILL.md]", "      lead with findings."):
+        assert f"\n {kept}\n" in "\n" + migrated.diff
+
+
+def test_anchors_aliases_and_merge_keys_keep_working():
+    migrated = migrate_sample(TASKS_BOUNDARY, PATH)
+    after = migrated.after
+    assert "  x-defaults: &defaults\n" in after
+    assert "  - <<: *defaults\n" in after
+    assert "      context: &ctx\n" in after and "      context: *ctx\n" in after
+    (data,) = units(PATH, after)
+    first, second = data["cases"]
+    # The merge still gives the first case the shared members; the alias still the shared context.
+    assert first["source_refs"] == ["skills/demo-skill/SKILL.md"]
+    assert first["extensions"]["context"] == second["extensions"]["context"] == {"repo": "empty"}
+    # What every YAML reader sees agrees with fixture-migrate's reading.
+    assert YAML(typ="safe", pure=True).load(after)["cases"][0]["source_refs"] == ["skills/demo-skill/SKILL.md"]
+
+
+def test_local_tags_are_kept_as_written():
+    source = "schema_version: prompt-examples/v1\nexamples:\n  - name: A\n    user_intent: !prompt Say hi.\n    fixture: !include fixtures/a.md\n"
+    after = migrate_sample(source, PATH).after
+    assert "    input: !prompt Say hi.\n" in after
+    assert "      fixture: !include fixtures/a.md\n" in after
+    # Tags are never constructed: a tagged scalar reads as its text.
+    assert units(PATH, source)[0]["examples"][0]["fixture"] == "fixtures/a.md"
+
+
+SCALARS = """\
+schema_version: prompt-examples/v1
+examples:
+  - name: Scalars
+    user_intent: Keep every scalar as written.
+    flag_yes: yes
+    flag_no: no
+    flag_on: on
+    flag_off: off
+    flag_y: y
+    mode: 0755
+    octal: 0o14
+    hex: 0x1F
+    big: 1e3
+    sexagesimal: 1:30
+    nothing: ~
+    empty:
+    day: 2024-01-02
+    stamp: 2001-12-14t21:59:43.10-05:00
+    inf: .inf
+    quoted_yes: 'yes'
+    number: 12
+    real: 1.50
+"""
+
+
+@pytest.mark.filterwarnings("ignore::ruamel.yaml.error.MantissaNoDotYAML1_1Warning")
+@pytest.mark.parametrize("version", [(1, 1), (1, 2)])
+def test_scalars_keep_their_written_form_for_every_reader(version):
+    migrated = migrate_sample(SCALARS, PATH)
+    after = migrated.after
+    for line in SCALARS.splitlines()[4:]:
+        assert "  " + line in after  # each moved member's text, one level deeper, as written
+    reader = YAML(typ="safe", pure=True)
+    reader.version = version
+    before = reader.load(SCALARS)["examples"][0]
+    moved = reader.load(after)["cases"][0]["extensions"]
+    for key, value in before.items():
+        if key not in ("user_intent", "name"):
+            assert moved[key] == value and type(moved[key]) is type(value), key
+
+
+def test_scalars_read_as_every_reader_agrees():
+    (data,) = units(PATH, SCALARS)
+    case = data["examples"][0]
+    assert case["flag_yes"] == "yes" and case["flag_off"] == "off" and case["flag_y"] == "y"
+    assert case["mode"] == "0755" and case["hex"] == "0x1F" and case["big"] == "1e3"
+    assert case["day"] == "2024-01-02" and case["inf"] == ".inf" and case["sexagesimal"] == "1:30"
+    assert case["nothing"] is None and case["empty"] is None
+    assert case["number"] == 12 and case["real"] == 1.5
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("~", None),
+        ("null", None),
+        ("", None),
+        ("True", True),
+        ("false", False),
+        ("-12", -12),
+        ("0", 0),
+        ("1.5", 1.5),
+        ("-.5", -0.5),
+        ("1.0e+3", 1000.0),
+        ("yes", "yes"),
+        ("No", "No"),
+        ("0755", "0755"),
+        ("1e3", "1e3"),
+        ("1_000", "1_000"),
+        ("2024-01-02", "2024-01-02"),
+        (".NaN", ".NaN"),
+        ("1.0e999", "1.0e999"),
+    ],
+)
+def test_plain_value(text, value):
+    read = plain_value(text)
+    assert read == value and type(read) is type(value)
+
+
+def test_tagged_value_never_constructs():
+    assert tagged_value("tag:yaml.org,2002:int", "3") == 3
+    assert tagged_value("tag:yaml.org,2002:str", "3") == "3"
+    assert tagged_value("tag:yaml.org,2002:int", "0755") == "0755"
+    assert tagged_value("tag:yaml.org,2002:python/object:os.system", "rm -rf /") == "rm -rf /"
+    assert tagged_value("!local", "x") == "x"
+
+
+@pytest.mark.parametrize(
+    ("value", "plain"),
+    [
+        ("spec-first.workflow-eval-fixtures.v1", True),
+        ("case-1", True),
+        ("yes", False),
+        ("n", False),
+        ("0755", False),
+        ("1e3", False),
+        ("2024-01-02", False),
+        ("null", False),
+        ("a: b", False),
+        ("#tag", False),
+        (" padded", False),
+        ("- item", False),
+        ("line\nbreak", False),
+        ("", False),
+    ],
+)
+def test_new_strings_are_plain_only_where_every_reader_agrees(value, plain):
+    assert plain_ok(value) is plain
+    if not plain:
+        for version in ((1, 1), (1, 2)):
+            reader = YAML(typ="safe", pure=True)
+            reader.version = version
+            assert reader.load(f"k: {double_quoted(value)}")["k"] == value
+
+
+def test_crlf_bom_markers_and_no_final_newline_are_kept():
+    source = (
+        "\ufeff%YAML 1.2\r\n---\r\nschema_version: prompt-examples/v1\r\nexamples:\r\n"
+        "  - name: CRLF case   # c\r\n    user_intent: hi\r\n...\r\n"
+    ).encode()
+    migrated = migrate_sample(source, PATH)
+    raw = migrated.result.new_bytes
+    assert raw is not None and raw.startswith(b"\xef\xbb\xbf%YAML 1.2\r\n---\r\n")
+    assert raw.endswith(b"\r\n...\r\n") and b"\n" not in raw.replace(b"\r\n", b"")
+    no_newline = "schema_version: prompt-examples/v1\nexamples:\n  - name: Last\n    user_intent: hi"
+    after = migrate_sample(no_newline, PATH).after
+    assert not after.endswith("\n") and after.endswith("      name: Last")
+
+
+MULTI = """\
+# two fixtures and a config
+schema_version: prompt-examples/v1
+examples:
+  - name: First doc
+    user_intent: one
+---
+scorer: semantic
+threshold: 0.7
+...
+---
+schema_version: spec-first.workflow-eval-fixtures.v1
+skill: demo-skill
+cases:
+  - id: canonical
+    input: two
+    note: stray
+"""
+
+
+def test_multi_document_streams():
+    migrated = migrate_sample(MULTI, PATH)
+    assert migrated.result.adapters == ["prompt_examples_v1", "canonical"]
+    after = migrated.after
+    assert "---\nscorer: semantic\nthreshold: 0.7\n...\n---\n" in after
+    first, config, last = after.split("\n---\n")
+    assert "cases:\n  - id: first-doc\n" in first
+    assert config == "scorer: semantic\nthreshold: 0.7\n..."
+    assert last.endswith("    input: two\n    extensions:\n      note: stray\n")
+    document = load_document(Path(PATH), MULTI.encode())
+    assert [unit.label for unit in document.units] == ["document 1", "document 2", "document 3"]
+
+
+LONG = "This line is far longer than any width a YAML emitter folds at, " * 6
+
+
+def test_long_strings_are_never_refolded():
+    source = (
+        "schema_version: prompt-examples/v1\nexamples:\n  - name: Long\n"
+        f"    user_intent: {LONG.strip()}\n"
+        f'    context: "{LONG.strip()} \\u00e9"\n'
+        "    source_note: >\n      folded text that\n      spans lines\n"
+    )
+    after = migrate_sample(source, PATH).after
+    assert f"    input: {LONG.strip()}\n" in after
+    assert f'      context: "{LONG.strip()} \\u00e9"\n' in after
+    assert "      source_note: >\n        folded text that\n        spans lines\n" in after
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            "schema_version: prompt-examples/v1\nexamples:\n    -   name: A\n        user_intent: hi\n",
+            "cases:\n    -   id: a\n        input: hi\n        extensions:\n            name: A\n",
+            id="four-space",
+        ),
+        pytest.param(
+            "schema_version: prompt-examples/v1\nexamples:\n- name: A\n  user_intent: hi\n",
+            "cases:\n- id: a\n  input: hi\n  extensions:\n    name: A\n",
+            id="indentless",
+        ),
+    ],
+)
+def test_new_members_follow_the_file_indentation(source, expected):
+    assert migrate_sample(source, PATH).after.endswith(expected)
+
+
+def _run(tmp_path: Path, name: str, text: str, capsys) -> tuple[int, str, bytes]:
+    target = tmp_path / name
+    target.write_text(text, encoding="utf-8")
+    code = main(["migrate", str(target), "--repo-root", str(tmp_path)])
+    return code, capsys.readouterr().err, target.read_bytes()
+
+
+BAD_INPUT = [
+    pytest.param(
+        "schema_version: x\ncases:\n  - id: a\n   bad: [\n",
+        ":4:4: error: invalid YAML",
+        "invalid_yaml",
+        id="syntax-error",
+    ),
+    pytest.param(
+        "schema_version: x\ncases:\n  - id: a\n    id: b\n",
+        ":4:5: error: duplicate key 'id' in one mapping",
+        "duplicate_key",
+        id="duplicate-key",
+    ),
+    pytest.param(
+        "schema_version: prompt-examples/v1\nexamples:\n  - name: A\n    note: &n shared\n    user_intent: *n\n",
+        "alias *n has no anchor before it",
+        "yaml_alias",
+        id="anchor-would-follow-alias",
+    ),
+    pytest.param(
+        "base: &b\n  case_type: trigger\nschema_version: prompt-examples/v1\nexamples:\n  - <<: *b\n    name: A\n",
+        ":5:5: error: member 'case_type' comes from the merge key '<<'",
+        "yaml_merge",
+        id="merged-member-must-move",
+    ),
+    pytest.param("a: &x [*x]\ncases: []\n", "recursive alias *x", "yaml_alias", id="recursive-alias"),
+    pytest.param(
+        "schema_version: prompt-examples/v1\nexamples:\n- &first\n  name: A\n  user_intent: hi\n- name: B\n  user_intent: *first\n",
+        ":3:3: error: the migration would change the mapping anchored as &first, which *first repeats elsewhere",
+        "yaml_alias",
+        id="aliased-case-would-change",
+    ),
+    pytest.param(
+        "base: &case {name: Shared, user_intent: hi}\nschema_version: prompt-examples/v1\nexamples:\n  - *case\n",
+        ":4:5: error: the migration would change the value written as the alias *case",
+        "yaml_alias",
+        id="alias-case-would-change",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message", "code"), BAD_INPUT)
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, text, message, code):
+    status, err, after = _run(tmp_path, "cases.yaml", text, capsys)
+    assert status == 2
+    assert message in err and f"[{code}]" in err
+    assert after == text.encode()
+
+
+def test_aliases_cannot_expand_without_bound(tmp_path, capsys):
+    rows = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    rows += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 8)]
+    status, err, _ = _run(tmp_path, "bomb.yaml", "\n".join(rows) + "\ncases: []\n", capsys)
+    assert status == 2 and "[too_large]" in err
+
+
+def test_directory_walk_reads_yaml_and_yml(tmp_path, capsys):
+    (tmp_path / "a.yaml").write_text(PROMPT_EXAMPLES, encoding="utf-8")
+    (tmp_path / "b.yml").write_text(CANONICAL_STRAY, encoding="utf-8")
+    (tmp_path / "ci.yml").write_text("on: push\njobs: {}\n", encoding="utf-8")
+    code = main(["detect", str(tmp_path), "--repo-root", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines() == [
+        f"{(tmp_path / 'a.yaml').as_posix()}: prompt_examples_v1 (family)",
+        f"{(tmp_path / 'b.yml').as_posix()}: canonical",
+        f"{(tmp_path / 'ci.yml').as_posix()}: not a fixture",
+    ]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(legacy_payloads(), st.integers(0, 1))
+def test_any_payload_as_yaml_migrates_as_json_does(data, variant):
+    expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
+    got = outcome("skills/demo/evals/a.yaml", _to_yaml(data, variant, width=30).encode())
+    assert got == expected or (expected[0] == got[0] == "error")
+
+
+ENTRIES = corpus_entries()
+
+
+def _to_yaml(data, variant: int, width: int = 4096) -> str:
+    dumper = YAML(typ="rt")
+    if variant:
+        dumper.indent(mapping=2, sequence=4, offset=2)
+        dumper.width = width
+    buffer = io.StringIO()
+    dumper.dump(data, buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.skipif(not ENTRIES, reason=CORPUS_ABSENT)
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.name[:3] for entry in ENTRIES])
+def test_corpus_converted_to_yaml_migrates_as_json_does(entry):
+    """Each corpus file, converted to YAML in memory (alternately folded at ruamel's default
+    width with indentless sequences, and unfolded with indented ones), migrates to what
+    the JSON migration gives, read back; its reference view is the JSON file's."""
+    root, relative, raw, data = corpus_source(entry)
+    _, expected, json_view = migrated_units(root, relative, raw)
+    converted = _to_yaml(data, int(entry.name[:3]) % 2).encode("utf-8")
+    _, got, yaml_view = migrated_units(root, relative.with_suffix(".yaml"), converted)
+    assert got == expected
+    assert without_source_file(yaml_view) == without_source_file(json_view)

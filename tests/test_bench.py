@@ -1,0 +1,21 @@
+"""A smoke run of the benchmark script: it works and reports every scenario as a ratio.
+
+The ratios themselves are not asserted: timing depends on the machine and its
+load; `python bench/run.py` on a quiet machine is how they are measured.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "run.py"
+
+
+def test_quick_bench_reports_every_scenario():
+    done = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    scenarios = re.findall(r"^\(([a-f])\) .* (\d+\.\d+)x ", done.stdout, flags=re.MULTILINE)
+    assert [name for name, _ in scenarios] == list("abcdef")
+    assert all(float(ratio) > 0 for _, ratio in scenarios)
+    assert "identical to --jobs 1: yes" in done.stdout

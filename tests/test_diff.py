@@ -1,0 +1,99 @@
+"""Unified diffs: patience alignment, hunks that apply, escaping, line endings."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from migrate.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff
+
+
+def apply_unified(old: str, diff: str) -> str:
+    """Apply a diff from render_diff to `old` (LF text), as `patch` would."""
+    lines = old.split("\n")
+    out: list[str] = []
+    position = 0
+    body = diff.splitlines()[2:]
+    k = 0
+    while k < len(body):
+        header = body[k]
+        assert header.startswith("@@ -")
+        start = int(header.split()[1][1:].split(",")[0])
+        old_len = header.split()[1].split(",")
+        start_index = start - 1 if len(old_len) == 1 or old_len[1] != "0" else start
+        out.extend(lines[position:start_index])
+        position = start_index
+        k += 1
+        while k < len(body) and not body[k].startswith("@@"):
+            tag, text = body[k][0], body[k][1:]
+            if tag in " -":
+                assert lines[position] == text
+                position += 1
+            if tag in " +":
+                out.append(text)
+            k += 1
+    out.extend(lines[position:])
+    return "\n".join(out)
+
+
+def test_equal_texts_have_no_diff():
+    assert render_diff("a\n", "a\n", "x", "x") == ""
+
+
+def test_headers_hunks_and_context():
+    old = "".join(f"line {i}\n" for i in range(20))
+    new = old.replace("line 10\n", "line ten\n")
+    assert render_diff(old, new, "f.json", "f.json") == (
+        "--- a/f.json\n+++ b/f.json\n@@ -8,7 +8,7 @@\n"
+        " line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n line 13\n"
+    )
+
+
+def test_missing_final_newline_is_marked():
+    diff = render_diff("a\nb", "a\nc", "f", "f")
+    assert diff.endswith("-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")
+
+
+def test_crlf_lines_print_like_lf_lines():
+    diff = render_diff("a\r\nb\r\n", "a\r\nc\r\n", "f", "f")
+    assert "\r" not in diff and "-b\n+c\n" in diff
+
+
+def test_line_separators_inside_strings_do_not_split_lines():
+    diff = render_diff('"a\u2028b"\n', '"a\u2028c"\n', "f", "f")
+    assert changed_lines(diff) == 2 and "\\u2028" in diff
+
+
+def test_control_characters_are_escaped():
+    assert escape_text("\x1b[31mred\x07\u202e") == "\\x1b[31mred\\x07\\u202e"
+    assert escape_json('"\x9b"') == '"\\u009b"'
+
+
+def test_patience_pairs_moved_blocks_with_themselves():
+    cases = [f'  {{"id": "case-{i}", "text": "t{i}"}},\n' for i in range(300)]
+    old = "[\n" + "".join(cases) + "]\n"
+    new = "[\n" + "".join(c.replace('"text"', '"input"') for c in cases) + "]\n"
+    assert changed_lines(render_diff(old, new, "f", "f")) == 600
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["{", "}", "a", "b", "c", "  x", ""]), max_size=40), st.randoms(use_true_random=False))
+def test_opcodes_rebuild_the_new_text_and_the_diff_applies(lines, rng: random.Random):
+    new = list(lines)
+    for _ in range(rng.randint(0, 6)):
+        if new and rng.random() < 0.4:
+            del new[rng.randrange(len(new))]
+        else:
+            new.insert(rng.randint(0, len(new)), rng.choice(["a", "z", "{", "  y"]))
+    a = [line + "\n" for line in lines]
+    b = [line + "\n" for line in new]
+    rebuilt = []
+    for tag, i1, i2, j1, j2 in _opcodes(a, b):
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        rebuilt.extend(b[j1:j2])
+    assert rebuilt == b
+    old_text, new_text = "".join(a), "".join(b)
+    diff = render_diff(old_text, new_text, "f", "f")
+    if diff:
+        assert apply_unified(old_text, diff) == new_text
