@@ -27,7 +27,7 @@ from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, load_do
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, default_registry
-from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
+from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_case, validate_cases
 from migrate.writes import (
     TEMP_SUFFIX,
     HardLinks,
@@ -185,9 +185,21 @@ def first_changed_line(old: bytes, new: bytes) -> int:
     return min(len(a), len(b))
 
 
-def _error_keys(cases: list[NormalizedCase]) -> set[tuple[str, Any]]:
+def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
+    """`(case position, reason code)` of each validation error of `cases`.
+
+    Keyed by position, not by id: a migration may write an id the reference left
+    empty (a `name` whose slug is empty becomes `case-<n>`), and the errors the case
+    still has must compare equal before and after.
+    """
     checker = RefChecker(Path("."), check_exists=False)
-    return {(e["reason_code"], e["id"]) for e in validate_cases(cases, checker)}
+    ids = CaseIdRegistry()
+    keys: set[tuple[int, str]] = set()
+    for index, case in enumerate(cases):
+        keys.update((index, error["reason_code"]) for error in validate_case(case, checker))
+        if ids.check(case) is not None:
+            keys.add((index, c.DUPLICATE_CASE_ID))
+    return keys
 
 
 class Engine:
