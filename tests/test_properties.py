@@ -36,6 +36,7 @@ from migrate.commands import MigrateMode, run_detect, run_migrate, run_normalize
 from migrate.compatibility import compatibility_violations
 from migrate.conservation import missing_leaves
 from migrate.engine import Engine, Options, reference_cases
+from migrate.errors import FixtureError
 from migrate.formats import BOM, Unit, load_document
 from migrate.formats.json_format import parse_json
 from migrate.normalize import normalize_payload
@@ -350,8 +351,16 @@ def _note(data: bytes) -> None:
 
 def assert_invariants(raw: bytes, path: str, *, legacy: bool) -> None:
     engine = Engine(Options(repo_root=ROOT))
-    result = engine.plan_bytes(ROOT / path, raw)
     _note(raw)
+    try:
+        load_document(ROOT / path, raw)
+    except FixtureError as error:
+        # A reader may refuse what its syntax cannot hold faithfully (YAML's explicit `?`
+        # keys, say); every generated JSON text must be read.
+        assert not path.endswith(".json"), f"unreadable: {error.message} [{error.code}]"
+        assert engine.plan_bytes(ROOT / path, raw).status == "error"
+        return
+    result = engine.plan_bytes(ROOT / path, raw)
     if result.status == "error":
         assert result.error is not None
         # Refused by design: a non-object `extensions` cannot take moved members without
@@ -583,3 +592,15 @@ def test_a_null_extensions_is_kept(source, path):
     assert_invariants(source, path, legacy=b"workflow-eval-fixtures" not in source)
     result = Engine(Options(repo_root=ROOT)).plan_bytes(ROOT / path, source)
     assert b'"extensions": null' in (result.new_bytes or b"")
+
+
+def test_an_id_written_where_the_reference_has_none_is_not_a_new_error():
+    # Regression: `name` ":" slugs to "", so the reference's id is empty and the migration
+    # writes `case-1`; its other errors were keyed by id and looked new, so it was refused.
+    source = (
+        b'{"schema_version": "prompt-examples/v1", "examples": [{"user_intent": "", "expected_posture": "", '
+        b'"id": "", "boundary_note": "", "name": ":"}]}'
+    )
+    assert_invariants(source, PATH, legacy=True)
+    result = Engine(Options(repo_root=ROOT)).plan_bytes(ROOT / PATH, source)
+    assert parse_json(result.new_bytes or b"")["cases"][0]["id"] == "case-1"
