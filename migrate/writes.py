@@ -18,7 +18,9 @@ Writes (`write_atomic`, `write_new`):
 2. Just before the swap the target is read again: if its bytes are no longer
    the ones the migration was planned from, nothing is written and the file is
    reported as changed meanwhile (left as the other writer left it). A file
-   removed meanwhile is not recreated.
+   removed meanwhile is not recreated. A file that holds the migrated bytes
+   already (the same run wrote them through a hard link or symlink planned
+   beside it) is left as it is.
 3. `os.replace` renames the temporary file over the target (atomic: a reader,
    or a crash, sees the whole old file or the whole new one), then the
    directory is fsynced so the rename itself survives a power cut.
@@ -333,20 +335,25 @@ def check_writable(target: Path, info: os.stat_result | None = None) -> None:
         raise FixtureError("refused: its directory is read-only", code="read_only")
 
 
-def _still(target: str, original: bytes) -> None:
-    """Refuse (`changed_meanwhile`) unless `target` still holds exactly `original`."""
+def _still(target: str, original: bytes, data: bytes) -> bool:
+    """Whether `target` must still be written: False when it holds `data` already (this run
+    wrote it through another name: a hard link or a symlink planned beside it). Refuses
+    (`changed_meanwhile`) unless it holds exactly `original` otherwise."""
     try:
         with open(target, "rb") as handle:
-            now = handle.read(len(original) + 1)
+            now = handle.read(max(len(original), len(data)) + 1)
     except FileNotFoundError:
         raise FixtureError(
             "refused: the file was removed while it was being migrated; nothing written", code="changed_meanwhile"
         ) from None
+    if now == data:
+        return False
     if now != original:
         raise FixtureError(
             "refused: the file changed while it was being migrated; left as it is now, run again",
             code="changed_meanwhile",
         )
+    return True
 
 
 def write_atomic(
@@ -367,7 +374,8 @@ def write_atomic(
     (symlinks are followed only inside it; None follows any); `hard_links` finds the
     names of a hard-linked file (None refuses such a file, as no root can be
     scanned). `before_swap` is called after the temporary files are ready and just
-    before the last check and the renames (a test hook for concurrent edits).
+    before the last check and the renames (a test hook for concurrent edits). A file
+    that holds `data` already is left as it is.
 
     Raises `FixtureError` with code `io` (nothing written, or, when the message
     says "migrated, but", written and not yet durable), `changed_meanwhile`,
@@ -387,6 +395,8 @@ def write_atomic(
     except OSError as exc:
         raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
     check_writable(target, info)
+    if not _still(str(target), original, data):
+        return
     names = [str(target)]
     if info.st_nlink > 1:
         if hard_links is None:
@@ -407,7 +417,9 @@ def write_atomic(
         if before_swap is not None:
             before_swap()
         order = list(zip(temps[1:], names[1:], strict=True)) + [(temps[0], names[0])]
-        _still(names[0], original)
+        if not _still(names[0], original, data):
+            _remove_all(temps)  # written meanwhile, through another name, with these very bytes
+            return
         for other in names[1:]:
             now = os.lstat(other)
             if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):

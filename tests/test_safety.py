@@ -398,6 +398,23 @@ def test_hard_linked_fixture_is_migrated_under_every_name(tmp_path):
     assert twin.read_bytes() == first.read_bytes() != LEGACY and os.path.samefile(first, twin)
 
 
+def test_hard_links_and_symlinks_planned_ahead_are_written_once(tmp_path):
+    # With --jobs, every file is planned before the first is written: the second name of
+    # a file then finds the migration it planned already there, written through the first.
+    first, _ = two_files(tmp_path)
+    twin = first.with_name("twin.json")
+    os.link(first, twin)
+    link = first.with_name("link.json")
+    link.symlink_to(first.name)
+    engine = Engine(Options(repo_root=tmp_path))
+    results = [engine.plan(path) for path in (first, twin, link)]
+    assert [result.status for result in results] == ["changed"] * 3
+    for result in results:
+        engine.apply(result)
+    assert first.read_bytes() == twin.read_bytes() == link.read_bytes() == results[0].new_bytes
+    assert os.path.samefile(first, twin) and link.is_symlink()
+
+
 def test_hard_link_outside_the_root_is_refused(tmp_path):
     root = tmp_path / "repo"
     first, _ = two_files(root)

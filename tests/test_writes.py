@@ -185,6 +185,21 @@ def test_a_file_removed_meanwhile_is_not_recreated(repo):
     assert not target.exists() and temps(repo) == []
 
 
+def test_a_file_that_holds_the_new_bytes_already_is_left_alone(repo, monkeypatch):
+    target = repo / "cases.json"
+    target.write_bytes(NEW)
+    monkeypatch.setattr(os, "replace", lambda *a: pytest.fail("nothing needs writing"))
+    write_atomic(target, NEW, original=OLD, root=repo)
+    assert target.read_bytes() == NEW and temps(repo) == []
+
+
+def test_a_file_written_meanwhile_with_the_new_bytes_is_not_an_edit(repo):
+    target = repo / "cases.json"
+    target.write_bytes(OLD)
+    write_atomic(target, NEW, original=OLD, root=repo, before_swap=lambda: target.write_bytes(NEW))
+    assert target.read_bytes() == NEW and temps(repo) == []
+
+
 def test_a_file_removed_before_the_write_is_not_recreated(repo):
     with pytest.raises(FixtureError) as caught:
         write_atomic(repo / "gone.json", NEW, original=OLD, root=repo)
