@@ -33,18 +33,20 @@ SEED = int(os.environ.get("FIXTURE_MIGRATE_TEST_SEED", random.randrange(1 << 32)
 
 
 def build_tree(root: Path, count: int) -> None:
-    """`count` legacy fixtures of every sample family under `root/skills/*/evals/`, two of
-    them hard-linked pairs (in one directory, so both names migrate to the same bytes)."""
+    """`count` legacy fixtures of every sample family and syntax (JSON, JSON Lines, YAML,
+    Python) under `root/skills/*/evals/`, two of them hard-linked pairs (in one
+    directory, so both names migrate to the same bytes)."""
     samples = sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".json", ".jsonl"))
+    samples += sorted(p for p in (ROOT / "examples" / "yaml-python").iterdir() if p.suffix in (".yaml", ".py"))
     for i in range(count):
         sample = samples[i % len(samples)]
         evals = root / "skills" / f"skill-{i % 25}" / "evals"
         evals.mkdir(parents=True, exist_ok=True)
         text = sample.read_bytes().replace(b"demo", f"demo{i}".encode())
         (evals / f"{i:03d}-{sample.name}").write_bytes(text)
-    for i in (1, 7):  # prd-evals and review-examples samples (JSON, rewritten in place)
-        first = next((root / "skills" / f"skill-{i}" / "evals").glob(f"{i:03d}-*.json"))
-        os.link(first, first.with_name(f"{first.stem}-hardlink.json"))
+    for i in (1, 2, 5):  # prd-evals and review-examples as JSON, review-examples as YAML
+        first = next(p for p in (root / "skills" / f"skill-{i}" / "evals").glob(f"{i:03d}-*") if p.suffix != ".jsonl")
+        os.link(first, first.with_name(f"{first.stem}-hardlink{first.suffix}"))
 
 
 def files(root: Path) -> dict[str, bytes]:
