@@ -1,6 +1,7 @@
 """Hostile and odd input: each is a clear one-line error or a correct result, never a
-traceback, never a partial write. JSON and JSON Lines here; the YAML and Python cases
-at the end run once those syntaxes are registered in `migrate.formats`.
+traceback, never a partial write. Mostly JSON and JSON Lines (the parsers' own
+limits); the YAML-tag and Python-import cases at the end need those syntaxes, which
+`migrate.formats` registers.
 """
 
 from __future__ import annotations

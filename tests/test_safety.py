@@ -2,8 +2,8 @@
 its original or to its migrated form, the user is told which, and nothing is left half
 written. Also the walk's and the ref checker's refusal to leave the repo root.
 
-The faults are syntax-independent (they hit the write path, not a parser), so the
-trees here are JSON and JSONL; rerun this module once more syntaxes land.
+The faults hit the write path, not a parser; the trees hold fixtures of every
+syntax (JSON, JSON Lines, YAML, Python) all the same.
 """
 
 from __future__ import annotations
