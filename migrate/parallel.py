@@ -28,6 +28,42 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+def _die_with_parent(parent: int) -> None:
+    """Make this worker end when the process that started it ends, however it ends.
+
+    A pool's workers wait on a pipe their siblings also hold open, so a parent killed
+    with SIGKILL would leave them waiting forever. On Linux the kernel is asked to send
+    SIGKILL on the parent's death; elsewhere a daemon thread polls for it.
+    """
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != parent:  # the parent died before the request took effect
+                os._exit(1)
+            return
+    except (OSError, AttributeError):
+        pass
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
+    _die_with_parent(parent)
+    initializer(*initargs)
+
+
 def ordered_map(
     function: Callable[[T], R],
     items: Sequence[T],
@@ -53,5 +89,6 @@ def ordered_map(
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     chunksize = max(1, min(64, len(items) // (jobs * 8)))
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs) as pool:
+    start_args = (os.getpid(), initializer, initargs)
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args) as pool:
         yield from pool.map(function, items, chunksize=chunksize)

@@ -1,0 +1,70 @@
+"""Worker processes: ordered results, and no worker outlives a killed run."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from migrate.parallel import ordered_map
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from generate import generate  # noqa: E402
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _noop() -> None:
+    pass
+
+
+def test_results_come_in_input_order_on_several_processes():
+    items = list(range(200))
+    assert list(ordered_map(_square, items, jobs=2, initializer=_noop, initargs=())) == [n * n for n in items]
+
+
+def _state(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc (Linux)")
+def test_workers_end_when_the_run_is_killed(tmp_path):
+    generate(tmp_path, 400, canonical_share=0.0, seed=7)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "migrate",
+            "migrate",
+            "--diff",
+            "--jobs",
+            "2",
+            "--repo-root",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    children: list[int] = []
+    deadline = time.monotonic() + 20
+    while len(children) < 2 and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+        found = Path(f"/proc/{run.pid}/task/{run.pid}/children")
+        children = [int(pid) for pid in found.read_text().split()] if found.exists() else []
+    if run.poll() is not None:
+        pytest.skip("the run ended before its workers could be seen")
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_state(pid) not in (None, "Z") for pid in children):
+        time.sleep(0.05)
+    assert children and all(_state(pid) in (None, "Z") for pid in children)
