@@ -4,8 +4,6 @@ Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
 """
 
-from __future__ import annotations
-
 import signal
 import sys
 import threading

@@ -219,12 +219,15 @@ def dump_json(value: Any, *, indent: int | None = 2) -> str:
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
     option = orjson.OPT_INDENT_2 if indent else 0
     try:
-        text = orjson.dumps(value, option=option).decode("utf-8")
+        raw = orjson.dumps(value, option=option)
     except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
-        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return escape_json(text)
+        raw = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")).encode()
+    text = raw.decode("utf-8")
+    # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
+    # lead bytes: most texts (CJK included) are cleared by four substring searches.
+    if b"\x7f" in raw or b"\xc2" in raw or b"\xe2\x80" in raw or b"\xe2\x81" in raw:
+        return escape_json(text)
+    return text
 
 
 _READER: tuple[Reader, bool, str] | None = None

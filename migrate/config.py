@@ -28,7 +28,6 @@ all, so a run without configuration pays no parsing cost.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -283,6 +282,8 @@ def _where(path: Path, raw: bytes, key: str) -> str:
 
 def _unknown(path: Path, raw: bytes, key: str, section: str, known: Iterable[str]) -> ConfigError:
     known = sorted(known)
+    import difflib  # only an unknown key needs suggestions
+
     close = difflib.get_close_matches(key, known, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return ConfigError(

@@ -161,9 +161,15 @@ def js_trim(value: str) -> str:
     return value.strip(_JS_WHITESPACE)
 
 
+_JS_WHITESPACE_SET: Final = frozenset(_JS_WHITESPACE)
+
+
 def is_non_empty_string(value: Any) -> bool:
     """True for a string holding something besides whitespace (`isNonEmptyString`)."""
-    return isinstance(value, str) and bool(js_trim(value))
+    if type(value) is not str or not value:
+        return isinstance(value, str) and bool(js_trim(value))
+    # Most strings start with a visible character: no need to copy them to trim.
+    return value[0] not in _JS_WHITESPACE_SET or bool(value.strip(_JS_WHITESPACE))
 
 
 def js_truthy(value: Any) -> bool:

@@ -26,7 +26,7 @@ from migrate.errors import FixtureError, MappingError
 from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
-from migrate.registry import Registry, default_registry
+from migrate.registry import Registry, migration_registry
 from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_case, validate_cases
 from migrate.writes import (
     TEMP_SUFFIX,
@@ -210,7 +210,7 @@ class Engine:
 
     def __init__(self, options: Options, registry: Registry | None = None) -> None:
         self.options = options
-        self.registry = registry or default_registry()
+        self.registry = registry or migration_registry()
         self.hard_links = HardLinks(options.repo_root)
 
     def detect(self, document: Document) -> list[Adapter | None]:

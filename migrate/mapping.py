@@ -145,13 +145,7 @@ class CaseMapper:
         """
         if not isinstance(entry, dict):
             raise MappingError(f"case {index + 1} is {_kind(entry)}, not an object", code=c.CASE_NOT_OBJECT, path=path)
-        # Fast path: with every member at home no rule below applies (fills and the
-        # reference's other names are never canonical members), unless an id is owed.
-        if (
-            _CASE_KEYS.issuperset(entry)
-            and isinstance(entry.get("extensions", _NO_EXTENSIONS), dict)
-            and (not self.explicit_ids or c.is_non_empty_string(entry.get("id")))
-        ):
+        if self._at_home(entry):
             return Src(path)
         edit = _Edit(path)
 
@@ -214,10 +208,24 @@ class CaseMapper:
 
     def map_cases(self, cases: list[Any], path: Path) -> Node:
         """The canonical form of the case array at `path`; `Src(path)` when every case is canonical."""
-        items = [self.map_case(entry, path + (i,), i) for i, entry in enumerate(cases)]
-        if all(isinstance(item, Src) and item.path == path + (i,) for i, item in enumerate(items)):
+        first = next((i for i, entry in enumerate(cases) if not self._at_home(entry)), None)
+        if first is None:
             return Src(path)
+        items: list[Node] = [Src(path + (i,)) for i in range(first)]
+        items += [self.map_case(entry, path + (i,), i) for i, entry in enumerate(cases[first:], first)]
+        if all(isinstance(item, Src) and item.path == path + (i,) for i, item in enumerate(items)):
+            return Src(path)  # cases the quick test could not clear (a null extensions, say) may still stay
         return Arr(items, origin=path)
+
+    def _at_home(self, entry: Any) -> bool:
+        """True when `map_case` would leave `entry` as it is: every member at home (fills and
+        the reference's other names are never canonical members), and no id owed."""
+        return (
+            type(entry) is dict
+            and _CASE_KEYS.issuperset(entry)
+            and type(entry.get("extensions", _NO_EXTENSIONS)) is dict
+            and (not self.explicit_ids or c.is_non_empty_string(entry.get("id")))
+        )
 
     def map_file(
         self,

@@ -11,6 +11,8 @@ from typing import Any
 
 from migrate import contract as c
 
+_COPY_KEYS = frozenset(c.EXTENSION_COPY_KEYS)
+
 NormalizedCase = dict[str, Any]
 """A normalized case: the keys of `contract.NORMALIZED_KEYS`, in that order."""
 
@@ -88,9 +90,10 @@ def normalize_extensions(entry: dict[str, Any]) -> dict[str, Any]:
         }
     else:
         extensions = {}
-    for key in c.EXTENSION_COPY_KEYS:
-        if key in entry:
-            extensions[key] = entry[key]
+    if not _COPY_KEYS.isdisjoint(entry):
+        for key in c.EXTENSION_COPY_KEYS:
+            if key in entry:
+                extensions[key] = entry[key]
     return extensions
 
 

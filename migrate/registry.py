@@ -26,7 +26,7 @@ from typing import Any
 from migrate.adapter import Adapter
 from migrate.formats import Unit
 
-BUILTIN_ADAPTERS = (
+MIGRATION_ADAPTERS = (
     "canonical",
     "prompt_examples_v1",
     "spec_prd_evals_v1",
@@ -54,6 +54,10 @@ BUILTIN_ADAPTERS = (
     "output_cases_jsonl",
     "case_list",
     "generic",
+)
+"""Module names under `adapters/` of the adapters that claim files, in detection order."""
+
+IMPORT_ADAPTERS = (
     "openai_evals",
     "promptfoo",
     "inspect_ai",
@@ -61,6 +65,9 @@ BUILTIN_ADAPTERS = (
     "deepeval",
     "langsmith",
 )
+"""Module names of the import adapters: they claim no file; `fixture-migrate import` picks them."""
+
+BUILTIN_ADAPTERS = MIGRATION_ADAPTERS + IMPORT_ADAPTERS
 """Module names under `adapters/`, in detection order; each holds one `ADAPTER`."""
 
 
@@ -180,6 +187,58 @@ def load_plugins(warn: Callable[[str], None] = _warn) -> list[Adapter]:
 
 
 @lru_cache(maxsize=1)
+def _plugins() -> tuple[Adapter, ...]:
+    return tuple(load_plugins())
+
+
+@lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry of the built-in adapters and the installed plugins."""
-    return Registry([*(load_builtin(name) for name in BUILTIN_ADAPTERS), *load_plugins()])
+    """The registry of every built-in adapter (import adapters included) and the installed plugins."""
+    return Registry([*(load_builtin(name) for name in BUILTIN_ADAPTERS), *_plugins()])
+
+
+class _OnDemandRegistry(Registry):
+    """The registry of `MIGRATION_ADAPTERS` and the plugins, imported as detection reaches them.
+
+    Detection asks the built-ins in order and imports each only when it gets to it, so a
+    run over canonical files imports one adapter module and looks for no plugin; plugins
+    and `generic` (asked after every other adapter) are loaded when a unit gets that far.
+    The answers are the full registry's: it is built, and checked for name clashes, then.
+    """
+
+    def __init__(self) -> None:  # noqa: D107 - nothing is loaded yet
+        self._names = [name for name in MIGRATION_ADAPTERS if name != "generic"]
+        self._loaded: list[Adapter] = []
+        self._full: Registry | None = None
+
+    def _registry(self) -> Registry:
+        if self._full is None:
+            self._full = Registry([*(load_builtin(name) for name in MIGRATION_ADAPTERS), *_plugins()])
+        return self._full
+
+    def __iter__(self) -> Iterator[Adapter]:
+        return iter(self._registry())
+
+    def __getitem__(self, name: str) -> Adapter:
+        return self._registry()[name]
+
+    def detect(self, unit: Unit) -> Adapter | None:
+        for index, name in enumerate(self._names):
+            if index == len(self._loaded):
+                self._loaded.append(load_builtin(name))
+            if self._loaded[index].claims(unit):
+                return self._loaded[index]
+        return self._registry().detect(unit)
+
+
+@lru_cache(maxsize=1)
+def migration_registry() -> Registry:
+    """The adapters that can claim a file (no import adapters), and the installed plugins:
+    what `migrate`, `normalize`, `validate` and `detect` ask, loaded on demand."""
+    return _OnDemandRegistry()
+
+
+def forget() -> None:
+    """Drop the registries and plugins found so far, so the next run looks again (tests)."""
+    for cached in (_plugins, default_registry, migration_registry):
+        cached.cache_clear()

@@ -55,6 +55,7 @@ the old ones.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -127,6 +128,20 @@ def is_inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+@functools.lru_cache(maxsize=4096)
+def _real_directory(directory: str) -> str:
+    # One run asks about the same few directories for thousands of files; each
+    # realpath costs a system call per path component.
+    return os.path.realpath(directory)
+
+
+def _realpath(absolute: str) -> str:
+    """`os.path.realpath` of an absolute path, resolving its directory once per run."""
+    directory, name = os.path.split(absolute)
+    joined = os.path.join(_real_directory(directory), name)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
 def resolve_target(path: Path, root: Path | None) -> Path:
     """The file a write to `path` lands in: its real path (symlinks resolved).
 
@@ -136,10 +151,11 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     wherever it is: naming it was the caller's choice. `root` None follows any symlink.
     """
     absolute = os.path.abspath(path)
-    real = os.path.realpath(path)
+    # `..` after a symlinked directory means its real parent: only realpath knows.
+    real = os.path.realpath(path) if ".." in Path(path).parts else _realpath(absolute)
     if real == absolute or root is None:
         return Path(real)
-    if is_inside(real, os.path.realpath(root)):
+    if is_inside(real, _real_directory(os.path.abspath(root))):
         return Path(real)
     raise FixtureError(
         "refused: it is a symlink (or lies in a symlinked directory) leading outside the repo root; not followed",

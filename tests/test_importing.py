@@ -15,7 +15,7 @@ from migrate.cli import main
 from migrate.engine import Engine, Options
 from migrate.formats.json_format import JsonDocument
 from migrate.importing import merge_target, render_new, same_data
-from migrate.registry import default_registry
+from migrate.registry import forget as forget_registries
 from tests.import_helpers import EXAMPLES, check_import, plan
 
 SAMPLES = '{"input": "What is 2+2?", "ideal": "4"}\n{"input": "Capital of France?", "ideal": ["Paris"]}\n'
@@ -407,9 +407,9 @@ def site(tmp_path, monkeypatch):
     path = tmp_path / "site"
     path.mkdir()
     monkeypatch.syspath_prepend(str(path))
-    default_registry.cache_clear()
+    forget_registries()
     yield path
-    default_registry.cache_clear()
+    forget_registries()
     for module in ("quiz_cards_plugin", "clashing_plugin"):
         sys.modules.pop(module, None)
 

@@ -180,7 +180,9 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
             ) from None
         # A number too large for a double: an integer beyond 64 bits is valid JSON and kept exactly.
         data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
-    if _depth(data) > MAX_DEPTH:  # before the standard library's recursive parse below
+    # Before the standard library's recursive parse below. No value can nest deeper than
+    # the file has brackets, so most files are cleared by two counts, without a walk.
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
         raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in body.translate(_DIGITS_TO_ZERO):
         text = body.decode("utf-8") if text is None else text

@@ -22,6 +22,8 @@ from migrate.formats.json_text import ARRAY, JNode, JsonStyle, JsonWriter, parse
 from migrate.plan import Node
 from migrate.plan import Path as NodePath
 
+CHECKS_DEPTH = True  # parse_json refuses deep nesting line by line
+
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
