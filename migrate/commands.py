@@ -99,12 +99,16 @@ def run_migrate(
     cases = 0
     moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
-    files = list(iter_selected(paths, options))
+    files = report.sources(iter_selected(paths, options))
+    total = len(files) if isinstance(files, list) else None
     plans = ordered_map(_plan_one, files, jobs=jobs, initializer=_start_worker, initargs=(options, mode))
-    for _, (result, diff) in zip(report.track(files, "migrate"), plans, strict=True):
+    scanned = 0
+    for result, diff in report.track(plans, "migrate", total):
+        scanned += 1
         path = result.path
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
-        records.append(record)
+        if output_format == "json":  # only the JSON document needs every file's record kept
+            records.append(record)
         if result.status == "error":
             assert result.error is not None
             report.error(_display(path), result.error)
@@ -122,7 +126,7 @@ def run_migrate(
                 cases += result.cases
                 moved.update(result.to_extensions)
     summary = {
-        "files_scanned": len(files),
+        "files_scanned": scanned,
         "migrated": report.counts["changed"],
         "cases_migrated": cases,
         "unchanged": report.counts["unchanged"],
@@ -205,7 +209,7 @@ def _load_all(
 ) -> list[LoadedFile]:
     loaded = []
     files = list(iter_selected(paths, reader.engine.options))
-    for path, error in report.track(files, "read"):
+    for path, error in report.track(files, "read", len(files)):
         item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
         loaded.append(item)
         if item.error is None:
@@ -286,12 +290,13 @@ def run_normalize(
     """Print the normalized cases of every fixture under `paths` as one JSON array (as the
     reference prints it) or as JSON Lines, file by file as they are read (on up to `jobs`
     processes, in file order), so memory does not grow with the number of files."""
-    files = list(iter_selected(paths, options))
+    files = report.sources(iter_selected(paths, options))
+    total = len(files) if isinstance(files, list) else None
     results = ordered_map(
         _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
     )
     written = 0
-    for _, (path, status, error, text, count) in zip(report.track(files, "normalize"), results, strict=True):
+    for path, status, error, text, count in report.track(results, "normalize", total):
         if status == "error":
             assert error is not None
             report.error(_display(path), error)

@@ -105,16 +105,21 @@ def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | Non
     sorted order, skipping hidden and `SKIPPED_DIRS` directories and never following
     a symlinked directory. A file named directly is yielded whatever its suffix.
     """
-    seen: set[Path] = set()
+    paths = list(paths)
+    # One walk never meets a file twice; only overlapping arguments need remembering
+    # (and a long walk is not held in memory without need).
+    seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         if path.is_dir():
             for found in _walk(path):
-                if found not in seen:
-                    seen.add(found)
+                if seen is None or found not in seen:
+                    if seen is not None:
+                        seen.add(found)
                     yield found, None
         elif path.exists() or path.is_symlink():
-            if path not in seen:
-                seen.add(path)
+            if seen is None or path not in seen:
+                if seen is not None:
+                    seen.add(path)
                 yield path, None
         else:
             yield path, FixtureError("no such file or directory", code="io")

@@ -9,8 +9,10 @@ where a pool's start-up would cost more than it saves.
 
 from __future__ import annotations
 
+import collections
+import itertools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -66,7 +68,7 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, .
 
 def ordered_map(
     function: Callable[[T], R],
-    items: Sequence[T],
+    items: Iterable[T],
     *,
     jobs: int,
     initializer: Callable[..., None],
@@ -74,13 +76,17 @@ def ordered_map(
 ) -> Iterator[R]:
     """`function` over `items`, results in input order, on up to `jobs` processes.
 
-    `initializer(*initargs)` prepares each process (the main one too, when the run
-    stays in-process). `function`, `items` and results must pickle.
+    `items` are consumed as the work goes (a bounded number in flight), so a long walk
+    is never held in memory at once. `initializer(*initargs)` prepares each process
+    (the main one too, when the run stays in-process). `function`, `items` and results
+    must pickle.
     """
-    jobs = min(jobs, len(items) // MIN_FILES_PER_JOB)
-    if jobs <= 1:
+    source = iter(items)
+    # Look ahead far enough to know whether several processes are worth starting.
+    head = list(itertools.islice(source, MIN_FILES_PER_JOB * max(jobs, 1)))
+    if jobs <= 1 or len(head) < MIN_FILES_PER_JOB * 2:
         initializer(*initargs)
-        yield from map(function, items)
+        yield from map(function, itertools.chain(head, source))
         return
     # Imported here: a run that stays in one process never pays for them at start-up.
     import multiprocessing
@@ -88,7 +94,31 @@ def ordered_map(
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunksize = max(1, min(64, len(items) // (jobs * 8)))
+    chunks = _chunks(itertools.chain(head, source), CHUNK)
     start_args = (os.getpid(), initializer, initargs)
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args) as pool:
-        yield from pool.map(function, items, chunksize=chunksize)
+        pending: collections.deque[Any] = collections.deque()
+        for chunk in itertools.islice(chunks, jobs * AHEAD):
+            pending.append(pool.submit(_run_chunk, function, chunk))
+        while pending:
+            done = pending.popleft().result()
+            chunk = next(chunks, None)
+            if chunk is not None:
+                pending.append(pool.submit(_run_chunk, function, chunk))
+            yield from done
+
+
+CHUNK = 16
+"""Items sent to a worker at a time: fewer round trips, still an even spread."""
+
+AHEAD = 4
+"""Chunks in flight per worker: enough to keep every worker busy, few enough to bound memory."""
+
+
+def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
+    while chunk := list(itertools.islice(items, size)):
+        yield chunk
+
+
+def _run_chunk(function: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [function(item) for item in chunk]

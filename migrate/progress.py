@@ -12,7 +12,7 @@ actually shown.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -22,6 +22,15 @@ T = TypeVar("T")
 
 THRESHOLD = 200
 """A run over more files than this shows a progress bar (where it may)."""
+
+
+def may_show(report: Report) -> bool:
+    """True when a bar could be shown on `report.err` at all (a long enough run aside):
+    not quiet, allowed, `err` a terminal, `TERM` not `dumb`."""
+    if report.quiet or not report.progress:
+        return False
+    isatty = getattr(report.err, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
 def wanted(total: int, report: Report) -> bool:
@@ -45,9 +54,10 @@ class _Live:
         self._progress.console.print(Text(line), soft_wrap=True)  # type: ignore[attr-defined]
 
 
-def track(items: Sequence[T], report: Report, label: str) -> Iterator[T]:
-    """Yield `items`, advancing a bar on `report.err` when `wanted`; the bar is removed at the end."""
-    if not wanted(len(items), report):
+def track(items: Iterable[T], report: Report, label: str, total: int) -> Iterator[T]:
+    """Yield `items` (`total` of them), advancing a bar on `report.err` when `wanted`; the
+    bar is removed at the end."""
+    if not wanted(total, report):
         yield from items
         return
     from rich.console import Console
@@ -56,7 +66,7 @@ def track(items: Sequence[T], report: Report, label: str) -> Iterator[T]:
     console = Console(file=report.err, highlight=False, markup=False, emoji=False)
     columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("files"), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True, redirect_stdout=False, redirect_stderr=False) as bar:
-        task = bar.add_task(label, total=len(items))
+        task = bar.add_task(label, total=total)
         report.live = _Live(bar)
         try:
             for item in items:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -101,14 +101,21 @@ class Report:
         if (always and not self.quiet) or self.verbose:
             self.print(escape_text(message))
 
-    def track(self, items: Sequence[T], label: str) -> Iterator[T]:
-        """Iterate over `items`, showing a progress bar on `err` when the run is long and
-        `err` is a terminal (see `migrate.progress.track`)."""
-        if not self.progress or self.quiet:
+    def sources(self, files: Iterable[T]) -> Iterable[T]:
+        """`files` as they are, streamed, unless a progress bar may be shown: a bar needs
+        the total, so the files are listed first (see `migrate.progress`)."""
+        from migrate.progress import may_show
+
+        return list(files) if may_show(self) else files
+
+    def track(self, items: Iterable[T], label: str, total: int | None = None) -> Iterator[T]:
+        """Iterate over `items`, showing a progress bar on `err` when the run is long (`total`
+        items; None when unknown: no bar) and `err` is a terminal (`migrate.progress.track`)."""
+        if total is None or not self.progress or self.quiet:
             return iter(items)
         from migrate.progress import track
 
-        return track(items, self, label)
+        return track(items, self, label, total)
 
     def count(self, status: str, n: int = 1) -> None:
         self.counts[status] += n
