@@ -50,6 +50,7 @@ from migrate.external import (
     outcome_value,
     record_error,
     require_object,
+    sniff_records,
 )
 
 CAMEL = {
@@ -106,15 +107,7 @@ class DeepEvalAdapter(ExternalAdapter):
             if {"scenario", "turns"} <= columns:
                 return Sniff("cases", "CSV conversational goldens")
             return None
-        if source.syntax not in ("json", "jsonl") or not isinstance(source.data, list) or not source.data:
-            return None
-        records = source.records()
-        if not _is_golden(records[0].data):
-            return None
-        for record in records:
-            if not _is_golden(record.data):
-                return Sniff(miss=f"record {record.locator} is not a golden (input, or scenario and turns)")
-        return Sniff("cases", "goldens")
+        return sniff_records(source, _is_golden, "goldens", "is not a golden (input, or scenario and turns)")
 
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         drafts = []

@@ -49,6 +49,7 @@ from migrate.external import (
     record_error,
     render_messages,
     require_object,
+    sniff_records,
 )
 
 JSON_CELLS = ("metadata", "sandbox", "files")
@@ -77,15 +78,9 @@ class InspectAdapter(ExternalAdapter):
             if "input" in columns and ({"target", "choices"} & columns):
                 return Sniff("cases", "CSV samples with input and target")
             return None
-        if source.syntax not in ("json", "jsonl") or not isinstance(source.data, list) or not source.data:
-            return None
-        records = source.records()
-        if not _is_sample(records[0].data):
-            return None
-        for record in records:
-            if not _is_sample(record.data):
-                return Sniff(miss=f"record {record.locator} has no `input` with `target` or `choices`")
-        return Sniff("cases", "samples with input and target")
+        return sniff_records(
+            source, _is_sample, "samples with input and target", "has no `input` with `target` or `choices`"
+        )
 
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         drafts = []

@@ -37,6 +37,7 @@ from migrate.external import (
     render_vars,
     require_object,
     slug_tag,
+    sniff_records,
 )
 
 
@@ -53,15 +54,9 @@ class LangSmithAdapter(ExternalAdapter):
     id_rule = "id, else example-<sha256 of {inputs, outputs}>"
 
     def sniff(self, source: Source) -> Sniff | None:
-        if source.syntax not in ("json", "jsonl") or not isinstance(source.data, list) or not source.data:
-            return None
-        records = source.records()
-        if not _is_example(records[0].data):
-            return None
-        for record in records:
-            if not _is_example(record.data):
-                return Sniff(miss=f"record {record.locator} has no `inputs` object with `outputs`")
-        return Sniff("cases", "examples with inputs and outputs")
+        return sniff_records(
+            source, _is_example, "examples with inputs and outputs", "has no `inputs` object with `outputs`"
+        )
 
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         drafts = []

@@ -82,6 +82,21 @@ class Sniff:
         return self.role is not None
 
 
+def sniff_records(source: Source, is_record: Callable[[Any], bool], found: str, lacks: str) -> Sniff | None:
+    """The `Sniff` of a JSON or JSON Lines list whose every record must pass `is_record`:
+    None when the first does not (another format), a miss naming the first record that
+    `lacks` what the format needs, else a match of role "cases" described as `found`."""
+    if source.syntax not in ("json", "jsonl") or not isinstance(source.data, list) or not source.data:
+        return None
+    records = source.records()
+    if not is_record(records[0].data):
+        return None
+    for record in records:
+        if not is_record(record.data):
+            return Sniff(miss=f"record {record.locator} {lacks}")
+    return Sniff("cases", found)
+
+
 @dataclass
 class Draft:
     """One imported case before the run assembles it.
