@@ -20,41 +20,74 @@ payload that needs no change is exactly `Src(())`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Union
 
 PathKey = Union[str, int]
 Path = tuple[PathKey, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Src:
+class _Node:
+    """Value semantics for the four node kinds: equal when of one kind with equal fields.
+
+    Plain classes with `__slots__` rather than dataclasses: these are built for every
+    member of every file, and a dataclass costs about a millisecond to define at each
+    start-up, which a pre-commit hook pays on every commit.
+    """
+
+    __slots__ = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._fields() == self._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, *self._fields()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({inner})"
+
+
+class Src(_Node):
     """The source value at `path`, unchanged."""
 
-    path: Path
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
 
 
-@dataclass(frozen=True, slots=True)
-class Val:
+class Val(_Node):
     """A new value, written in the file's style."""
 
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
-@dataclass(slots=True)
-class Obj:
+class Obj(_Node):
     """An object: `members` in order, as `(key, node)` pairs; `origin` the source object it edits."""
 
-    members: list[tuple[str, Node]] = field(default_factory=list)
-    origin: Path | None = None
+    __slots__ = ("members", "origin")
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __init__(self, members: list[tuple[str, Node]] | None = None, origin: Path | None = None) -> None:
+        self.members = [] if members is None else members
+        self.origin = origin
 
 
-@dataclass(slots=True)
-class Arr:
+class Arr(_Node):
     """An array: `items` in order; `origin` the source array it edits."""
 
-    items: list[Node] = field(default_factory=list)
-    origin: Path | None = None
+    __slots__ = ("items", "origin")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, items: list[Node] | None = None, origin: Path | None = None) -> None:
+        self.items = [] if items is None else items
+        self.origin = origin
 
 
 Node = Union[Src, Val, Obj, Arr]
