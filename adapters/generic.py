@@ -1,6 +1,11 @@
 """Any other payload with a `cases` or `examples` list: a local family fixture-migrate
 has no adapter for (an unknown or missing `schema_version`).
 
+It claims a payload with a string `schema_version`; without one, only a non-empty
+list of objects that each carry an id, an input or prompt, or an expected outcome
+(`contract.CASE_EVIDENCE_KEYS`), and never a document declaring a `$schema`: a JSON
+Schema's `examples` or a configuration's `cases` are not fixtures.
+
 The reference's own mapping applies (DESIGN.md, "The contract"), with no
 family-specific fills: members it reads under other names are renamed, the
 members it copies into `extensions` and every member with no canonical home move
@@ -11,7 +16,7 @@ name this adapter so a reviewer knows no family-specific rule was applied.
 
 from __future__ import annotations
 
-from migrate.adapter import Context
+from migrate.adapter import Context, looks_like_cases
 from migrate.formats import Unit
 from migrate.mapping import CaseMapper
 from migrate.plan import Node
@@ -26,11 +31,14 @@ class GenericAdapter:
 
     def claims(self, unit: Unit) -> bool:
         data = unit.data
-        return (
-            unit.shape == "payload"
-            and isinstance(data, dict)
-            and (isinstance(data.get("cases"), list) or isinstance(data.get("examples"), list))
-        )
+        if unit.shape != "payload" or not isinstance(data, dict) or "$schema" in data:
+            return False
+        cases = next((data[k] for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+        if cases is None:
+            return False
+        # Without a schema_version, only cases that look like eval cases make a fixture: a
+        # JSON Schema's `examples`, or a config's empty `cases`, are left alone.
+        return isinstance(data.get("schema_version"), str) or looks_like_cases(cases)
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         return CaseMapper().map_file(unit.data, skill=context.skill_for(unit.data))

@@ -36,6 +36,17 @@ class Context:
         return self.skill or c.infer_skill(self.source_file)
 
 
+def has_case_list(data: dict[str, Any]) -> bool:
+    """True when a payload holds a `cases` or `examples` array (the reference's case list)."""
+    return isinstance(data.get("cases"), list) or isinstance(data.get("examples"), list)
+
+
+def looks_like_cases(items: list[Any]) -> bool:
+    """True for a non-empty list of objects that each carry a member marking an eval case
+    (`contract.CASE_EVIDENCE_KEYS`): the evidence a file without a schema_version needs."""
+    return bool(items) and all(isinstance(item, dict) and not c.CASE_EVIDENCE_KEYS.isdisjoint(item) for item in items)
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """A format fixture-migrate can migrate.
@@ -80,10 +91,14 @@ class FamilyAdapter:
         return CaseMapper(fills=self.fills, explicit_ids=self.kind != "canonical")
 
     def claims(self, unit: Unit) -> bool:
+        # A legacy schema_version alone is not a fixture (a sidecar may quote it): the
+        # family's case list must be there too. A canonical file is one by its version.
+        data = unit.data
         return (
             unit.shape == "payload"
-            and isinstance(unit.data, dict)
-            and unit.data.get("schema_version") == self.schema_version
+            and isinstance(data, dict)
+            and data.get("schema_version") == self.schema_version
+            and (self.kind == "canonical" or has_case_list(data))
         )
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:

@@ -109,7 +109,12 @@ def test_mixed_directory_with_a_broken_file(capsys, tree):
     [
         pytest.param(b'{"a": 1,\n "a": 2}', ":2:2:", "duplicate_key", id="duplicate-key"),
         pytest.param(b'[{"id": "x"}]', ":1:1:", "not_an_object", id="top-level-array"),
-        pytest.param(b'{"cases": [{"id": "a"},\n  "b"]}', ":2:3:", "case_not_object", id="non-object-case"),
+        pytest.param(
+            b'{"schema_version": "x.v1", "cases": [{"id": "a"},\n  "b"]}',
+            ":2:3:",
+            "case_not_object",
+            id="non-object-case",
+        ),
         pytest.param(b'{"cases": [{"input": "caf\xe9"}]}', ":1:26:", "encoding", id="not-utf8"),
         pytest.param(b"", ":1:1:", "empty", id="empty"),
         pytest.param(b'{"cases": [NaN]}', ":1:12:", "invalid_json", id="nan"),
@@ -196,7 +201,7 @@ def test_validate_reports_duplicate_keys_beside_the_references_errors(capsys, tm
 
 def test_validate_reports_non_object_cases(capsys, tmp_path):
     bad = tmp_path / "x.json"
-    bad.write_text('{"skill": "s", "cases": [3]}')
+    bad.write_text('{"schema_version": "x.v1", "skill": "s", "cases": [3]}')
     code, out, _ = run(capsys, "validate", "--no-ref-check", "--output-format", "json", str(bad))
     assert code == 1
     assert [e["reason_code"] for e in json.loads(out)] == ["case_not_object"]

@@ -17,7 +17,7 @@ import pytest
 from migrate.commands import MigrateMode, run_migrate
 from migrate.engine import Options
 from migrate.report import Report
-from tests.helpers import assert_untouched, check_migration, migrate_sample
+from tests.helpers import assert_untouched, check_migration, migrate_sample, plan
 
 ADAPTER = "generic"
 
@@ -100,3 +100,19 @@ def test_report_names_generic(tmp_path):
     for path in ("skills/tea-sommelier/evals/examples.json", "skills/violin-tuner/evals/cases.json"):
         assert f"would migrate {Path(tmp_path, path).as_posix()} (generic)" in lines
     assert (tmp_path / "skills/violin-tuner/evals/cases.json").read_text(encoding="utf-8") == NO_VERSION
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(
+            '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", '
+            '"examples": [{"id": "x", "name": "Ada"}]}',
+            id="json-schema-examples",
+        ),
+        pytest.param('{"compilerOptions": {"strict": true}, "cases": []}', id="empty-cases-in-a-config"),
+        pytest.param('{"title": "People", "examples": [{"name": "Ada"}, {"name": "Grace"}]}', id="examples-not-cases"),
+    ],
+)
+def test_lists_that_are_not_eval_cases_are_not_fixtures(source):
+    assert plan(source, "config/settings.json").status == "not_fixture"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.helpers import assert_untouched, check_migration, migrate_sample
+from tests.helpers import assert_untouched, check_migration, migrate_sample, plan
 
 ADAPTER = "prompt_examples_v1"
 
@@ -52,3 +52,8 @@ def test_migrates(source, snapshot_json, snapshot_diff):
 
 def test_canonical_result_is_untouched():
     assert_untouched(migrate_sample(TWO_EXAMPLES).after)
+
+
+def test_a_schema_version_without_a_case_list_is_not_a_fixture():
+    # A sidecar that quotes the version (meta.json, say) is not the family's file.
+    assert plan('{"schema_version": "prompt-examples/v1", "case_count": 5}').status == "not_fixture"
