@@ -61,6 +61,7 @@ RepoRoot = Annotated[
         help="Root that source_file and source_refs are relative to. Default: repo-root in the configuration, "
         "else the git top level, else the current directory.",
         file_okay=False,
+        exists=True,
     ),
 ]
 Skill = Annotated[
@@ -131,6 +132,9 @@ def _settings(ctx: typer.Context, command: str) -> Settings:
         if isinstance(params.get(name), str):
             params[name] = Path(params[name])
     if params.get("paths"):
+        if any(str(path) == "" for path in params["paths"]):
+            # Path("") is ".", so an unset shell variable would mean the whole directory.
+            raise typer.BadParameter("an empty path names nothing; give a file or directory", param_hint="PATHS")
         params["paths"] = [Path(path) for path in params["paths"]]
     given = {name for name in params if _given(ctx, name)}
     try:

@@ -261,9 +261,12 @@ def _link_temp(source: str, beside: str) -> str:
             continue
 
 
-def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | None) -> str:
+def _write_temp(
+    directory: Path, name: str, data: bytes, like: os.stat_result | None, attributes_of: str | None = None
+) -> str:
     """A new temporary file in `directory` holding `data`, fsynced, with the mode (and,
-    where allowed, owner) of `like`. Raises `OSError`; leaves nothing behind then."""
+    where allowed, owner) of `like`, and the extended attributes of the file
+    `attributes_of` (see `_copy_attributes`). Raises `OSError`; leaves nothing behind then."""
     import tempfile  # imported only by runs that write
 
     fd, tmp = -1, ""
@@ -283,6 +286,8 @@ def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | 
                     os.fchown(fd, like.st_uid, like.st_gid)
                 except OSError:
                     pass  # not permitted: the file gets the process's owner, as any editor's save would
+        if attributes_of is not None:
+            _copy_attributes(attributes_of, fd)
         os.close(fd)
         fd = -1
         return tmp
@@ -292,6 +297,26 @@ def _write_temp(directory: Path, name: str, data: bytes, like: os.stat_result | 
         if tmp:
             _remove(tmp)
         raise
+
+
+def _copy_attributes(source: str, fd: int) -> None:
+    """Give the open file `fd` the extended attributes of `source` (on Linux these carry
+    POSIX ACLs, SELinux labels and `user.*` notes), so the rename does not drop them.
+
+    Best effort: where the platform or file system has none, or one may not be set by
+    this user, the file is written without it, as an editor's save would.
+    """
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.setxattr(fd, name, os.getxattr(source, name))
+        except OSError:
+            continue
 
 
 def _umask() -> int:
@@ -426,7 +451,7 @@ def write_atomic(
     order: list[tuple[str, str]] = []  # (temporary, name) in rename order: the other names, the file last
     done = 0
     try:
-        temps.append(_write_temp(target.parent, target.name, data, info))
+        temps.append(_write_temp(target.parent, target.name, data, info, attributes_of=str(target)))
         for other in names[1:]:
             # Every other name gets a temporary hard link to the same new inode beside it.
             temps.append(_link_temp(temps[0], other))

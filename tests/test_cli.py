@@ -260,3 +260,11 @@ def test_jobs_give_the_same_output_as_one_process(capsys, tmp_path):
         assert one[:2] == two[:2] and one[1]
     cases = json.loads(run(capsys, "normalize", "--jobs", "2", "--repo-root", str(tmp_path), str(tmp_path))[1])
     assert len(cases) == 70 and cases[1]["id"] == "greets-1"
+
+
+def test_an_empty_path_or_a_missing_repo_root_is_a_usage_error(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "legacy.json").write_text(LEGACY)
+    assert run(capsys, "migrate", "")[0] == 2  # "$DIR" unset must not mean "everything here"
+    assert run(capsys, "migrate", "--check", "--repo-root", str(tmp_path / "missing"), ".")[0] == 2
+    assert (tmp_path / "legacy.json").read_text() == LEGACY

@@ -48,6 +48,18 @@ def test_replaces_content_keeps_mode_and_leaves_no_temporary_file(repo):
     assert temps(repo) == []
 
 
+def test_extended_attributes_are_kept(repo):
+    target = repo / "cases.json"
+    target.write_bytes(OLD)
+    try:
+        os.setxattr(target, "user.reviewed-by", b"ana")
+    except (AttributeError, OSError):
+        pytest.skip("this platform or file system has no user extended attributes")
+    write_atomic(target, NEW, original=OLD, root=repo)
+    assert target.read_bytes() == NEW
+    assert os.getxattr(target, "user.reviewed-by") == b"ana"
+
+
 def test_the_temporary_file_is_fsynced_in_the_same_directory_then_the_directory(repo, monkeypatch):
     target = repo / "cases.json"
     target.write_bytes(OLD)
