@@ -81,7 +81,9 @@ Verbose = Annotated[
 ]
 Jobs = Annotated[
     int | None,
-    typer.Option("--jobs", "-j", min=1, help="Worker processes. Default: the number of CPUs (small runs use one)."),
+    typer.Option(
+        "--jobs", "-j", min=1, help="Worker processes, at most the number of CPUs (the default; small runs use one)."
+    ),
 ]
 AsMigrated = Annotated[
     bool,

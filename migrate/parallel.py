@@ -74,13 +74,17 @@ def ordered_map(
     initializer: Callable[..., None],
     initargs: tuple[Any, ...],
 ) -> Iterator[R]:
-    """`function` over `items`, results in input order, on up to `jobs` processes.
+    """`function` over `items`, results in input order, on up to `jobs` processes (never
+    more than `default_jobs()`).
 
     `items` are consumed as the work goes (a bounded number in flight), so a long walk
     is never held in memory at once. `initializer(*initargs)` prepares each process
     (the main one too, when the run stays in-process). `function`, `items` and results
     must pickle.
     """
+    # The work is CPU-bound: more processes than CPUs only cost memory and start-up (and a
+    # repository's configuration must not be able to fork thousands).
+    jobs = max(1, min(jobs, default_jobs()))
     source = iter(items)
     # Look ahead far enough to know whether several processes are worth starting.
     head = list(itertools.islice(source, MIN_FILES_PER_JOB * max(jobs, 1)))

@@ -68,3 +68,8 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
     while time.monotonic() < deadline and any(_state(pid) not in (None, "Z") for pid in children):
         time.sleep(0.05)
     assert children and all(_state(pid) in (None, "Z") for pid in children)
+
+
+def test_a_huge_jobs_value_is_capped_at_the_cpus():
+    items = list(range(100))
+    assert list(ordered_map(_square, items, jobs=10**20, initializer=_noop, initargs=())) == [n * n for n in items]
