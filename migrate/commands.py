@@ -21,7 +21,7 @@ from migrate import contract as c
 from migrate import output
 from migrate.config import iter_selected
 from migrate.diff import escape_json, escape_text, render_diff
-from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, validation_errors
+from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, unexpected, validation_errors
 from migrate.errors import FixtureError
 from migrate.formats import BOM
 from migrate.parallel import ordered_map
@@ -243,6 +243,14 @@ def _start_reader(options: Options, as_migrated: bool, output_format: str) -> No
 
 
 def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+    """Normalize one file; see `_normalize_file`. Anything unforeseen is this file's error."""
+    try:
+        return _normalize_file(item)
+    except Exception as exc:  # noqa: BLE001 - one file never stops the run
+        return item[0], "error", unexpected(exc), "", 0
+
+
+def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
     """Normalize one file (in a worker process when the run has several).
 
     Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";

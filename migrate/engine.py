@@ -23,7 +23,7 @@ from migrate.adapter import Adapter, Context
 from migrate.compatibility import compatibility_violations
 from migrate.conservation import missing_leaves
 from migrate.errors import FixtureError, MappingError
-from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, load_document, syntax_of
+from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, integer_too_long, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from migrate.registry import Registry, migration_registry
@@ -152,6 +152,16 @@ def _place(error: FixtureError, document: Document, unit: int) -> FixtureError:
     return error
 
 
+def unexpected(exc: Exception) -> FixtureError:
+    """The error reported for one file when processing it raised something unforeseen:
+    a bug, or a limit of the interpreter, it stops that file only, never the run."""
+    if isinstance(exc, RecursionError):
+        return FixtureError("nesting too deep to process", code="too_deep")
+    if isinstance(exc, ValueError) and "int_max_str_digits" in str(exc):
+        return integer_too_long()
+    return FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal")
+
+
 def reference_cases(unit: Unit, context: Context) -> list[NormalizedCase]:
     """The reference's normalized view of one payload (bare case lists have none)."""
     if unit.shape != "payload":
@@ -245,12 +255,8 @@ class Engine:
             return self._plan(path, raw)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
-        except RecursionError:
-            error = FixtureError("nesting too deep to process", code="too_deep")
-            return FileResult(path, "error", error=error)
         except Exception as exc:  # noqa: BLE001 - reported per file, never swallowed silently
-            error = FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal")
-            return FileResult(path, "error", error=error)
+            return FileResult(path, "error", error=unexpected(exc))
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
@@ -386,7 +392,14 @@ class Reader:
         """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
         key is read as the reference reads it (the last one wins) and the repeat is kept
         in `duplicate`, so validation can report it beside the reference's errors. A symlink
-        leading outside the repo root is refused, as `migrate` refuses it."""
+        leading outside the repo root is refused, as `migrate` refuses it. Errors, foreseen
+        or not, are in the result: one file never stops the run."""
+        try:
+            return self._load(path, last_duplicate_wins)
+        except Exception as exc:  # noqa: BLE001 - reported per file
+            return LoadedFile(path, error=unexpected(exc))
+
+    def _load(self, path: Path, last_duplicate_wins: bool) -> LoadedFile:
         py_names = self.engine.options.py_names
         try:
             resolve_target(path, self.engine.options.repo_root)
@@ -406,10 +419,19 @@ class Reader:
     ) -> list[NormalizedCase]:
         """The normalized cases of a loaded file: the reference's view of each payload,
         or with `as_migrated` (and for bare case lists, which the reference cannot read)
-        the view of its migration. Raises `FixtureError` for a mapping failure.
+        the view of its migration. Raises `FixtureError` for a mapping failure, or for
+        anything unforeseen (`unexpected`), so the caller reports it for this file.
 
         With `origins`, one `CaseOrigin` per returned case is appended to it: where the
         case is in the file (None for a case a migration makes from other data)."""
+        try:
+            return self._cases(loaded, as_migrated, origins)
+        except FixtureError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the caller reports it for this file
+            raise unexpected(exc) from None
+
+    def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
         assert loaded.document is not None
         context = self.engine.options.context(loaded.path)
         cases: list[NormalizedCase] = []

@@ -106,7 +106,7 @@ def test_big_integers_in_jsonl_are_kept(tmp_path, capsys):
         ("-Infinity", "invalid JSON"),
         ("1e400", "invalid JSON: number 1e400 is too large for a floating-point value"),
         (f'{HUGE}, "x": NaN', "invalid JSON: NaN is not valid JSON"),
-        ("1" + "0" * 5000, "invalid JSON: an integer of more than 4300 digits is not supported"),
+        ("1" + "0" * 5000, "an integer of more than 4300 digits is not supported"),
         (f'{HUGE}, "s": "\\ud800"', "invalid JSON: a \\u escape stands for a lone surrogate"),
     ],
     ids=["nan", "infinity", "minus-infinity", "float-overflow", "nan-after-big-int", "5001-digits", "lone-surrogate"],
@@ -117,7 +117,8 @@ def test_non_numbers_and_unreadable_numbers_are_refused(tmp_path, capsys, value,
     fixture.write_text(content)
     code, _, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(fixture))
     (line,) = error_lines(err)
-    assert code == 2 and message in line and message_of(line).endswith("[invalid_json]")
+    code_name = "integer_too_long" if "digits" in message else "invalid_json"
+    assert code == 2 and message in line and message_of(line).endswith(f"[{code_name}]")
     assert fixture.read_text() == content
 
 
@@ -436,3 +437,27 @@ def test_load_document_never_sees_a_python_or_yaml_file_as_json(tmp_path):
             with pytest.raises(Exception) as caught:
                 load_document(tmp_path / name, b"x: 1")
             assert getattr(caught.value, "code", None) == "unsupported"
+
+
+LEGACY_JSON = (
+    '{"schema_version": "prompt-examples/v1", "skill": "s", "examples": [{"name": "a", "user_intent": "q"}]}\n'
+)
+
+
+@pytest.mark.parametrize("command", [["migrate", "--check"], ["detect"], ["validate", "--no-ref-check"], ["normalize"]])
+def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, command):
+    (tmp_path / "deep.py").write_text("CASES = " + "[" * 2000 + "]" * 2000 + "\n")  # crashed libcst's parser
+    (tmp_path / "hex.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": 0x' + "f" * 4000 + "}]\n")
+    (tmp_path / "big.yaml").write_text(
+        "schema_version: prompt-examples/v1\nexamples:\n  - name: a\n    user_intent: q\n    x: " + "1" * 4301 + "\n"
+    )
+    (tmp_path / "good.json").write_text(LEGACY_JSON)
+    code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path))
+    assert code == 2
+    lines = error_lines(err)
+    assert any(
+        line.startswith(f"{(tmp_path / 'deep.py').as_posix()}:1:") and "[invalid_python]" in line for line in lines
+    )
+    assert any(f"{(tmp_path / 'hex.py').as_posix()}:1:" in line and "[integer_too_long]" in line for line in lines)
+    assert any(f"{(tmp_path / 'big.yaml').as_posix()}:5:8:" in line and "[integer_too_long]" in line for line in lines)
+    assert "good.json" in out + err  # the readable file was still processed

@@ -37,6 +37,23 @@ _MODULES = {
 }
 
 MAX_DEPTH = 128
+
+MAX_NODES = 1_000_000
+"""The most values a YAML document may expand to through its aliases (a "billion laughs" guard)."""
+
+MAX_INT_DIGITS = 4300
+"""The longest integer, in decimal digits, a fixture may hold: Python's own limit on turning
+an integer into text (`sys.get_int_max_str_digits`), which guards against slow conversions."""
+MAX_INT_BITS = 14284
+"""Bits of the largest integer of `MAX_INT_DIGITS` decimal digits (log2(10) x 4300)."""
+
+
+def integer_too_long(line: int | None = None, column: int | None = None) -> FixtureError:
+    """The error for an integer longer than `MAX_INT_DIGITS` digits, in any syntax."""
+    message = f"an integer of more than {MAX_INT_DIGITS} digits is not supported"
+    return FixtureError(message, code="integer_too_long", line=line, column=column)
+
+
 """The deepest nesting of arrays and objects read, the top-level value counting as 1.
 
 Real fixtures nest fewer than 10 levels. Deeper input is refused with a clear error

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import orjson
 
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text
+from migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text, integer_too_long
 from migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
 from migrate.plan import Node, Src
 from migrate.plan import Path as NodePath
@@ -104,11 +103,10 @@ def _parse_exact(text: str, place: tuple[int, int] | None = None) -> Any:
     except RecursionError:
         raise _too_deep(text) from None
     except ValueError as exc:
-        message = str(exc)
-        if "integer string conversion" in message:
-            message = f"an integer of more than {sys.get_int_max_str_digits()} digits is not supported"
         line, column = place or (None, None)
-        raise FixtureError(f"invalid JSON: {message}", code="invalid_json", line=line, column=column) from None
+        if "integer string conversion" in str(exc):
+            raise integer_too_long(line, column) from None
+        raise FixtureError(f"invalid JSON: {exc}", code="invalid_json", line=line, column=column) from None
     stack = [data]
     while stack:
         value = stack.pop()

@@ -43,7 +43,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrate import contract as c
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, DEFAULT_PY_NAMES, Document, Unit, decode_text
+from migrate.formats import BOM, DEFAULT_PY_NAMES, MAX_INT_BITS, Document, Unit, decode_text, integer_too_long
 from migrate.formats.bracket_text import Layout
 from migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
 from migrate.plan import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
@@ -207,9 +207,17 @@ class _Reader:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             return self.string(node)
         if isinstance(node, (cst.Integer, cst.Float)):
-            value = ast.literal_eval(node.value)
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:  # a decimal integer longer than Python converts
+                where = self.positions[node].start
+                raise integer_too_long(where.line, where.column + 1) from None
             if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
                 raise self.refuse(node, "a float that is not finite")
+            if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+                # A hex or binary literal may hold more than Python writes out in decimal.
+                where = self.positions[node].start
+                raise integer_too_long(where.line, where.column + 1)
             return value
         if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.value]
@@ -268,6 +276,36 @@ def _is_case_list(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.List, cst.Tuple)) and any(
         isinstance(element, cst.Element) and isinstance(element.value, cst.Dict) for element in value.elements
     )
+
+
+MAX_BRACKETS = 200
+"""CPython's own limit on nested brackets. libcst's native parser overflows its stack on
+a few thousand (the process dies, no exception), so deeper text never reaches it."""
+
+_BRACKETS = re.compile(r"[][(){}]")
+
+
+def _refuse_deep_brackets(text: str) -> None:
+    """Raise `FixtureError` when brackets may nest deeper than `MAX_BRACKETS`.
+
+    Brackets are counted over the whole text, strings and comments included, so the
+    count can only err high; only then does CPython's parser decide (it knows strings),
+    and a module it refuses is refused. CPython's parser is not the gate for every file:
+    the running Python may be older than the grammar libcst reads (PEP 695, say)."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(text):
+        depth += 1 if bracket in "([{" else -1
+        deepest = max(deepest, depth)
+    if deepest <= MAX_BRACKETS:
+        return
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        raise FixtureError(
+            f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise FixtureError(f"brackets nested too deeply to parse ({error})", code="too_deep") from None
 
 
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
@@ -351,6 +389,7 @@ class PythonDocument(Document):
 
     def _read(self, text: str, duplicates: str = "refuse") -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
         """Parse `text` and read its fixture literals; raises `FixtureError`."""
+        _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
         except cst.ParserSyntaxError as exc:

@@ -44,7 +44,7 @@ from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, Document, Unit, decode_text
+from migrate.formats import BOM, MAX_NODES, Document, Unit, decode_text
 from migrate.formats.yaml_text import (
     ALIAS,
     MAP,
@@ -63,9 +63,6 @@ from migrate.formats.yaml_text import (
 )
 from migrate.plan import Node, is_unchanged, materialize
 from migrate.plan import Path as NodePath
-
-MAX_NODES = 1_000_000
-"""The most values a document may expand to through its aliases (a "billion laughs" guard)."""
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\n]*", re.MULTILINE)
@@ -187,12 +184,17 @@ class _Composer:
             if parent.kind == MAP and key is not None:
                 colon = self.text.find(":", key.end)
                 node.start = node.cstart = node.end = colon + 1 if colon != -1 else key.end
-        if node.tag is not None and node.tag != "!":
-            node.data = tagged_value(node.tag, node.value or "")
-        elif node.style is None and node.tag is None:
-            node.data = plain_value(node.value or "")
-        else:
-            node.data = node.value or ""
+        try:
+            if node.tag is not None and node.tag != "!":
+                node.data = tagged_value(node.tag, node.value or "")
+            elif node.style is None and node.tag is None:
+                node.data = plain_value(node.value or "")
+            else:
+                node.data = node.value or ""
+        except FixtureError as error:
+            if error.line is None:
+                error.line, error.column = line_col(self.text, node.start)
+            raise
         self.place(node, stack, keys)
         return node
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from migrate.errors import FixtureError, line_col
+from migrate.formats import MAX_INT_DIGITS, integer_too_long
 from migrate.formats.bracket_text import CommentOwners, Layout, Piece, comment_lines, parse_layout, render_layout
 from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
 
@@ -64,6 +65,8 @@ def plain_value(text: str) -> Any:
     if text in _FALSE:
         return False
     if _INT.fullmatch(text):
+        if len(text.lstrip("+-")) > MAX_INT_DIGITS:
+            raise integer_too_long()
         return int(text)
     if _FLOAT.fullmatch(text):
         number = float(text)
