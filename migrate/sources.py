@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, decode_text
+from migrate.formats import BOM, MAX_NODES, decode_text
+from migrate.writes import MAX_FILE_BYTES, read_fixture
 
 SYNTAX_BY_SUFFIX = {
     ".json": "json",
@@ -219,9 +220,13 @@ def read_source(path: Path, ref: str, raw: bytes | None = None, *, syntax: str |
     """
     if raw is None:
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise SourceError(path, FixtureError(f"cannot read: {exc.strerror or exc}", code="io")) from None
+            raw = read_fixture(path)  # regular files only, within the size limit of every read
+        except FixtureError as error:
+            raise SourceError(path, error) from None
+    elif len(raw) > MAX_FILE_BYTES:
+        raise SourceError(
+            path, FixtureError(f"file is {len(raw):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit", code="too_large")
+        )
     if is_lfs_pointer(raw):
         raise SourceError(
             path,
@@ -323,9 +328,25 @@ def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
         raise FixtureError(f"invalid YAML: {str(exc).splitlines()[0]}", code="invalid_yaml") from None
     if node is None and not text.strip():
         raise FixtureError("empty file: no YAML document", code="empty", line=1, column=1)
+    if _expanded_size(node, {}) > MAX_NODES:
+        raise FixtureError(
+            f"the document expands to more than {MAX_NODES:,} values through its aliases", code="too_large"
+        )
     positions: dict[PointerPath, tuple[int, int]] = {}
     data = _plain(node, (), positions)
     return Source(path, ref, "yaml", data, raw, positions=positions)
+
+
+def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
+    """How many values `node` holds once every alias is copied out, counted without
+    copying: an aliased collection is one object in the loaded document, sized once."""
+    if not isinstance(node, (dict, list)):
+        return 1
+    known = sizes.get(id(node))
+    if known is None:
+        children = node.values() if isinstance(node, dict) else node
+        known = sizes[id(node)] = 1 + sum(_expanded_size(child, sizes) for child in children)
+    return known
 
 
 def _yaml_loader() -> Any:
@@ -343,7 +364,8 @@ def _yaml_loader() -> Any:
 
 
 def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> Any:
-    """Plain JSON data of a round-trip YAML node, recording where each member starts."""
+    """Plain JSON data of a round-trip YAML node, recording where each member starts
+    (aliases are copied out: `_expanded_size` has bounded how far that goes)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     if isinstance(node, CommentedMap):

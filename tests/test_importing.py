@@ -560,3 +560,18 @@ def test_a_bad_pyproject_mapping_exits_2(capsys, tmp_path, table, message):
         tmp_path,
     )
     assert code == 2 and message in err and "pyproject.toml" in err
+
+
+def test_an_alias_bomb_or_an_oversized_source_is_refused_unread(capsys, repo, monkeypatch):
+    config = repo / "pf" / "promptfooconfig.yaml"
+    config.parent.mkdir()
+    text = "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    for i in range(1, 9):
+        text += f"{chr(97 + i)}: &{chr(97 + i)} [" + ", ".join(["*" + chr(96 + i)] * 9) + "]\n"
+    config.write_text(text + "tests:\n  - vars: {question: hi, bomb: *i}\n")
+    code, _, err = run(capsys, "import", config, "--out", repo / DEST, "--repo-root", repo)
+    assert code == 2 and "expands to more than 1,000,000 values" in err
+    monkeypatch.setattr("migrate.writes.MAX_FILE_BYTES", 64)
+    code, _, err = do_import(capsys, repo)
+    assert code == 2 and "[too_large]" in err
+    assert not (repo / DEST).exists()
