@@ -20,7 +20,7 @@ import orjson
 from migrate import contract as c
 from migrate import output
 from migrate.config import iter_selected
-from migrate.diff import escape_json, escape_text, render_diff
+from migrate.diff import escape_json, escape_text, render_diff, render_move
 from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, unexpected, validation_errors
 from migrate.errors import FixtureError
 from migrate.formats import BOM
@@ -71,8 +71,11 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     diff = ""
     if result.status == "changed" and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
-        new_name = _display(result.new_path or result.path)
-        diff = render_diff(_text(result.old_bytes), _text(result.new_bytes), _display(result.path), new_name)
+        old_text, new_text = _text(result.old_bytes), _text(result.new_bytes)
+        if result.new_path is None:
+            diff = render_diff(old_text, new_text, _display(result.path), _display(result.path))
+        else:
+            diff = render_move(old_text, new_text, _display(result.path), _display(result.new_path))
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff

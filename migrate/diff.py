@@ -59,17 +59,20 @@ def _show(prefix: str, line: str) -> str:
     return shown
 
 
-def render_diff(old: str, new: str, old_name: str, new_name: str, context: int = 3) -> str:
+def render_diff(old: str, new: str, old_name: str | None, new_name: str | None, context: int = 3) -> str:
     """A unified diff from `old` to `new` text, `""` when they are equal.
 
-    `old_name`/`new_name` label the sides (`a/...`, `b/...` are added). Line endings
+    `old_name`/`new_name` label the sides (`a/...`, `b/...` are added; None is
+    `/dev/null`, for a file created or removed). Line endings
     are compared but not printed, so a CRLF file diffs like an LF file; a missing
     final newline is marked as git marks it.
     """
     if old == new:
         return ""
     a, b = _split(old), _split(new)
-    out = [f"--- a/{escape_text(old_name)}\n", f"+++ b/{escape_text(new_name)}\n"]
+    old_label = "/dev/null" if old_name is None else f"a/{escape_text(old_name)}"
+    new_label = "/dev/null" if new_name is None else f"b/{escape_text(new_name)}"
+    out = [f"--- {old_label}\n", f"+++ {new_label}\n"]
     for group in _grouped_opcodes(_opcodes(a, b), context):
         first, last = group[0], group[-1]
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
@@ -212,6 +215,12 @@ def _range(start: int, stop: int) -> str:
     if length == 0:
         return f"{start},0"
     return f"{start + 1},{length}"
+
+
+def render_move(old: str, new: str, old_name: str, new_name: str) -> str:
+    """The diff of a file that a migration replaces by another (`x.jsonl` by `x.json`): the
+    removal of the old and the creation of the new, as `patch -p1` and `git apply` apply them."""
+    return render_diff(old, "", old_name, None) + render_diff("", new, None, new_name)
 
 
 def changed_lines(diff: str) -> int:

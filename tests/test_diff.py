@@ -1,11 +1,14 @@
 """Unified diffs: patience alignment, hunks that apply, escaping, line endings."""
 
 import random
+import shutil
+import subprocess
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from migrate.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff
+from migrate.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
 
 
 def apply_unified(old: str, diff: str) -> str:
@@ -97,3 +100,18 @@ def test_opcodes_rebuild_the_new_text_and_the_diff_applies(lines, rng: random.Ra
     diff = render_diff(old_text, new_text, "f", "f")
     if diff:
         assert apply_unified(old_text, diff) == new_text
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_move_diff_deletes_the_old_file_and_creates_the_new_with_git_apply(tmp_path):
+    old = '{"id": "a"}\n{"id": "b"}'
+    new = '{\n  "cases": [\n    {"id": "a"},\n    {"id": "b"}\n  ]\n}\n'
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.jsonl").write_text(old)
+    diff = render_move(old, new, "evals/cases.jsonl", "evals/cases.json")
+    assert "+++ /dev/null" in diff and "--- /dev/null" in diff
+    (tmp_path / "move.diff").write_text(diff)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "apply", "move.diff"], cwd=tmp_path, check=True, capture_output=True)
+    assert not (tmp_path / "evals" / "cases.jsonl").exists()
+    assert (tmp_path / "evals" / "cases.json").read_text() == new
