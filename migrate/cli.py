@@ -414,7 +414,12 @@ def import_(
         name, sep, column = item.partition("=")
         if not sep or not name.strip() or not column.strip():
             raise typer.BadParameter(f"{item!r} is not NAME=COLUMN", param_hint="--field")
-        fields[name.strip()] = column.strip()
+        name, column = name.strip(), column.strip()
+        if name in fields:
+            raise typer.BadParameter(f"{name} is given twice", param_hint="--field")
+        if column in fields.values():
+            raise typer.BadParameter(f"column {column} is given for two fields", param_hint="--field")
+        fields[name] = column
     request = ImportRequest(
         sources=sources,
         dest=out,

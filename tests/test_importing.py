@@ -130,6 +130,14 @@ def test_a_dest_the_import_did_not_write_is_never_overwritten(capsys, repo, exis
         pytest.param(["--out", "x.json", "--from", "nope"], "unknown format 'nope'", id="unknown-from"),
         pytest.param(["--out", "x.json", "--field", "input"], "is not NAME=COLUMN", id="bad-field"),
         pytest.param(
+            ["--out", "x.json", "--field", "input=q", "--field", "input=r"], "input is given twice", id="field-twice"
+        ),
+        pytest.param(
+            ["--out", "x.json", "--field", "input=q", "--field", "id=q"],
+            "column q is given for two fields",
+            id="column-twice",
+        ),
+        pytest.param(
             ["--out", "x.json", "--source-ref", "a", "--source-ref", "b"], "one --source-ref per SRC", id="refs"
         ),
         pytest.param(["--out", "x.json", "--source-ref", "/abs/path.jsonl"], "repo-relative POSIX path", id="abs-ref"),
