@@ -360,6 +360,22 @@ def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], li
     return docs, composer.scalar_spans
 
 
+_ALIAS_NAME = re.compile(r"alias \*(\S+) ")
+
+
+def _anchor_place(text: str, message: str) -> tuple[int | None, int | None]:
+    """The 1-based line and column, in the original `text`, of the anchor that the alias
+    named in a `yaml_alias` `message` repeats; `(None, None)` when it cannot be found."""
+    found = _ALIAS_NAME.search(message)
+    if found is None:
+        return None, None
+    name = found.group(1)
+    for event in YAML(typ="safe", pure=True).parse(text):
+        if not isinstance(event, ev.AliasEvent) and getattr(event, "anchor", None) == name:
+            return event.start_mark.line + 1, event.start_mark.column + 1
+    return None, None
+
+
 def comments(text: str, spans: list[tuple[int, int]]) -> Counter[str]:
     """The comments of a YAML text (outside the scalar `spans`), counted by their text."""
     found: Counter[str] = Counter()
@@ -447,10 +463,13 @@ class YamlDocument(Document):
             docs, spans = compose(text)
         except FixtureError as error:
             if error.code == "yaml_alias":
+                line, column = _anchor_place(self.text, error.message)
                 raise FixtureError(
                     f"refused: in the migrated file the {error.message}: a member holding the anchor "
                     "would move after a member that uses it; move the anchor by hand first",
                     code="yaml_alias",
+                    line=line,
+                    column=column,
                 ) from None
             raise FixtureError(
                 f"internal error: the migrated YAML would not read back ({error.message})", code="internal"

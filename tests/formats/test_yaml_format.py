@@ -492,7 +492,7 @@ BAD_INPUT = [
     ),
     pytest.param(
         "schema_version: prompt-examples/v1\nexamples:\n  - name: A\n    note: &n shared\n    user_intent: *n\n",
-        "alias *n has no anchor before it",
+        ":4:11: error: refused: in the migrated file the alias *n has no anchor before it",
         "yaml_alias",
         id="anchor-would-follow-alias",
     ),
