@@ -362,7 +362,15 @@ class Engine:
                 "refused: the file changed while it was being migrated; left as it is now, run again",
                 code="changed_meanwhile",
             )
-        write_new(resolve_target(result.new_path, root), result.new_bytes, mode_from=source)
+        try:
+            target = resolve_target(result.new_path, root)
+        except FixtureError as error:
+            raise FixtureError(
+                f"refused: {result.new_path.name}, which it would become, is a symlink (or lies in a "
+                "symlinked directory) leading outside the repo root; not followed",
+                code=error.code,
+            ) from None
+        write_new(target, result.new_bytes, mode_from=source)
         try:
             os.unlink(source)
         except OSError as exc:

@@ -578,3 +578,21 @@ def test_read_only_commands_refuse_a_symlink_leading_outside_too(tmp_path, capsy
         code = main([*command, "--repo-root", str(root), str(root)])
         err = capsys.readouterr().err
         assert code == 2 and "link.json: error: refused: it is a symlink" in err and "[symlink_outside_repo]" in err
+
+
+def test_a_jsonl_file_whose_json_name_is_a_symlink_leading_outside_is_left_alone(tmp_path, capsys):
+    from migrate.cli import main
+
+    root = tmp_path / "repo"
+    evals = root / "skills" / "x" / "evals" / "output"
+    evals.mkdir(parents=True)
+    source = evals / "cases.jsonl"
+    source.write_text('{"id": "a", "prompt": "p"}\n')
+    (tmp_path / "victim.json").write_text("{}")
+    (evals / "cases.json").symlink_to(tmp_path / "victim.json")
+    code = main(["migrate", "--repo-root", str(root), str(source)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cases.jsonl: error: refused: cases.json, which it would become, is a symlink" in err
+    assert source.read_text() == '{"id": "a", "prompt": "p"}\n'
+    assert (tmp_path / "victim.json").read_text() == "{}"
