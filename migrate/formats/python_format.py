@@ -344,7 +344,8 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
         return True
     if names:
         alternatives = "|".join(re.escape(name) for name in names)
-        if re.search(rf"(?m)^(?:{alternatives})\s*(?::[^=\n]*)?=", text):
+        # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`).
+        if re.search(rf"(?m)(?:^|[;=])[ \t]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
             return True
     return False
 

@@ -281,6 +281,22 @@ def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
     assert capsys.readouterr().out.endswith(" [TRIGGER_CASES]: case_list (generic)\n")
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        'import os; CASES = [{"name": "A", "user_intent": "hi"}]\n',
+        'ALL = CASES = [{"name": "A", "user_intent": "hi"}]\n',
+        'CASES: list[dict] = [{"name": "A", "user_intent": "hi"}]; DONE = True\n',
+    ],
+    ids=["after-semicolon", "chained", "annotated-before-semicolon"],
+)
+def test_a_case_list_anywhere_on_a_module_level_line_is_found(tmp_path, capsys, source):
+    target = tmp_path / "test_cases.py"
+    target.write_text(source, encoding="utf-8")
+    assert main(["detect", str(target), "--repo-root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.endswith(" [CASES]: case_list (generic)\n")
+
+
 NEW_GRAMMAR = """\
 type Pair[T] = tuple[T, T]
 
