@@ -718,21 +718,26 @@ class YamlWriter:
         piece.lead += "".join(" " * col + text.strip() + "\n" for text, _ in waiting)
         return piece
 
+    def _movable(self, path: Path, kind: int) -> tuple[YNode, YNode | None, int | None]:
+        """`(node, parent, index)` for the element at payload `path`; `parent` and `index`
+        are None unless the element can move as its own text: written directly (not
+        through an alias or a merge) in a block collection of `kind`, and not yet moved
+        (it is then claimed, so its text appears once)."""
+        node, parent, index, direct = self.locate(path)
+        if not (direct and parent is not None and index is not None and parent.kind == kind and parent.block):
+            return node, None, None
+        if not self.owners.peek(path):
+            return node, None, None
+        self.owners.owns(path)
+        return node, parent, index
+
     def _new_member(self, key: str, child: Node, col: int) -> _Piece:
         """A member that is new at this place (added, or moved in from elsewhere)."""
         mark = len(self.pending)
         key_text = self.key_text(key)
         if isinstance(child, Src):
-            node, parent, index, direct = self.locate(child.path)
-            if (
-                direct
-                and parent is not None
-                and index is not None
-                and parent.kind == MAP
-                and parent.block
-                and self.owners.peek(child.path)
-            ):
-                self.owners.owns(child.path)
+            node, parent, index = self._movable(child.path, MAP)
+            if parent is not None and index is not None:
                 delta = col - parent.col
                 knode = parent.knodes[index]
                 if key == parent.keys[index]:
@@ -750,16 +755,8 @@ class YamlWriter:
         """An item that is new at this place (added, or moved in from elsewhere)."""
         mark = len(self.pending)
         if isinstance(child, Src):
-            node, parent, index, direct = self.locate(child.path)
-            if (
-                direct
-                and parent is not None
-                and index is not None
-                and parent.kind == SEQ
-                and parent.block
-                and self.owners.peek(child.path)
-            ):
-                self.owners.owns(child.path)
+            node, parent, index = self._movable(child.path, SEQ)
+            if parent is not None and index is not None:
                 delta = col - parent.col
                 body = shift_text(self.text[parent.dashes[index] : parent.elem_ends[index]], delta)
                 lead = self._adopted(col) + shift_lines(lead_of(self.text, parent, index), delta)
