@@ -42,8 +42,8 @@ registered under the entry-point group `fixture_migrate.adapters`.
 - **Tags**: the format tag at file level; `expected` only on a case with a
   non-empty outcome; other tags are slugs (`slug_tag`), dropped when empty.
 - **Extensions**: `extensions.import = {format, source_file, locator, index}` on
-  every case; `extensions.<namespace>` every source member not mapped to a core
-  field, verbatim, and under `extensions.<namespace>.original` the source value of
+  every case (plus `id`, the id as proposed, where a repeated id was renamed);
+  `extensions.<namespace>` every source member not mapped to a core field, verbatim, and under `extensions.<namespace>.original` the source value of
   every member that was transformed on the way (parsed from JSON text, split,
   stringified), so the conservation check holds by construction.
 """

@@ -313,7 +313,7 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
 
     missing = missing_leaves([source.data for source in read], [payload])
     if missing:
-        sample = ", ".join(repr(value) for (_, value) in list(missing)[:3])
+        sample = ", ".join(repr(leaf if isinstance(leaf, str) else leaf[1]) for leaf in list(missing)[:3])
         raise _fail(
             dest,
             f"internal error: the import would lose {sum(missing.values())} value(s): {sample}; nothing written",
@@ -369,7 +369,8 @@ def assemble_payload(
 ) -> dict[str, Any]:
     """The canonical v1 payload of an import (member order: the contract's file keys, then
     each case as `id`, `input`, `coverage_tags`, `expected_outcome`, `boundary_note`,
-    `forbidden_signals`, `source_refs`, `extensions`)."""
+    `forbidden_signals`, `source_refs`, `extensions`). A repeated id is made unique
+    (`-2`, `-3`, ...) and the id as proposed is kept as `extensions.import.id`."""
     ids = unique_ids([draft.id for draft in drafts])
     cases = []
     for draft, case_id in zip(drafts, ids, strict=True):
@@ -392,6 +393,8 @@ def assemble_payload(
                 "index": record.index,
             }
         }
+        if case_id != draft.id:  # a repeat renamed `-2`, `-3`, ...: the id as the record gave it
+            extensions["import"]["id"] = draft.id
         extensions.update(draft.shared)
         if draft.extensions:
             extensions[adapter.namespace] = draft.extensions

@@ -124,6 +124,55 @@ def test_a_dest_the_import_did_not_write_is_never_overwritten(capsys, repo, exis
 
 
 @pytest.mark.parametrize(
+    "name, text, fmt",
+    [
+        (
+            "dup.jsonl",
+            '{"id": "a", "input": "x", "target": "y"}\n{"id": "a", "input": "z", "target": "w"}\n',
+            "inspect",
+        ),
+        ("dup.csv", "id,input,target\n1,x,y\n1,z,w\n", "inspect"),
+        (
+            "dup.jsonl",
+            '{"id": "a", "inputs": {"q": "x"}, "outputs": null}\n{"id": "a", "inputs": {"q": "z"}, "outputs": null}\n',
+            "langsmith",
+        ),
+    ],
+    ids=["jsonl", "csv", "langsmith"],
+)
+def test_a_repeated_text_id_is_renamed_and_kept(capsys, repo, name, text, fmt):
+    source = repo / "vendor" / name
+    source.write_text(text, encoding="utf-8")
+    code, _, err = run(capsys, "import", source, "--from", fmt, "--out", repo / DEST, "--repo-root", repo)
+    assert code == 0, err
+    cases = json.loads((repo / DEST).read_text(encoding="utf-8"))["cases"]
+    first, second = (case["id"] for case in cases)
+    assert second == f"{first}-2"
+    assert "id" not in cases[0]["extensions"]["import"]
+    assert cases[1]["extensions"]["import"]["id"] == first
+    again = (repo / DEST).read_bytes()
+    assert run(capsys, "import", source, "--from", fmt, "--out", repo / DEST, "--repo-root", repo)[0] == 0
+    assert (repo / DEST).read_bytes() == again
+
+
+def test_an_import_that_would_lose_a_value_is_refused_naming_it(capsys, repo, monkeypatch):
+    from migrate import importing
+
+    real = importing.assemble_payload
+
+    def lossy(*args, **kwargs):
+        payload = real(*args, **kwargs)
+        payload["cases"][0]["input"] = "changed"
+        return payload
+
+    monkeypatch.setattr(importing, "assemble_payload", lossy)
+    code, _, err = do_import(capsys, repo)
+    assert code == 2
+    assert "the import would lose 1 value(s): 'What is 2+2?'; nothing written [conservation]" in err
+    assert not (repo / DEST).exists()
+
+
+@pytest.mark.parametrize(
     "argv, message",
     [
         pytest.param(["--out", "vendor/evals/samples.jsonl"], "--out must name a .json file", id="not-json"),
