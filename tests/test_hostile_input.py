@@ -451,6 +451,8 @@ def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, c
     (tmp_path / "big.yaml").write_text(
         "schema_version: prompt-examples/v1\nexamples:\n  - name: a\n    user_intent: q\n    x: " + "1" * 4301 + "\n"
     )
+    (tmp_path / "decimal.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": ' + "9" * 5000 + "}]\n")
+    (tmp_path / "escape.py").write_text('CASES = [{"name": "a", "user_intent": "\\N{NOT A NAME}"}]\n')
     (tmp_path / "good.json").write_text(LEGACY_JSON)
     code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path))
     assert code == 2
@@ -460,4 +462,12 @@ def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, c
     )
     assert any(f"{(tmp_path / 'hex.py').as_posix()}:1:" in line and "[integer_too_long]" in line for line in lines)
     assert any(f"{(tmp_path / 'big.yaml').as_posix()}:5:8:" in line and "[integer_too_long]" in line for line in lines)
+    assert any(
+        f"{(tmp_path / 'decimal.py').as_posix()}:1:49:" in line and "[integer_too_long]" in line for line in lines
+    )
+    assert any(
+        f"{(tmp_path / 'escape.py').as_posix()}:1:39:" in line
+        and "unknown Unicode character name [invalid_python]" in line
+        for line in lines
+    )
     assert "good.json" in out + err  # the readable file was still processed

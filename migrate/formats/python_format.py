@@ -136,8 +136,23 @@ class _Reader:
             start, end = self.span(node)
             if "\n" in self.text[start:end]:
                 self.strings.append((start, end))
-            return ast.literal_eval(node.value)
+            return self.literal(node)
         raise self.refuse(node)
+
+    def literal(self, node: cst.SimpleString | cst.Integer | cst.Float) -> Any:
+        """The value of one string or number token, as CPython reads it. Raises `FixtureError`:
+        `invalid_python` for a string CPython refuses (a bad escape such as `\\x4` or an
+        unknown `\\N{...}` name), `integer_too_long` for an integer past `MAX_INT_DIGITS`."""
+        try:
+            return ast.literal_eval(node.value)
+        except (SyntaxError, ValueError) as error:
+            where = self.positions[node].start
+            if isinstance(node, cst.Integer):  # a decimal integer longer than Python converts
+                raise integer_too_long(where.line, where.column + 1) from None
+            message = str(error.msg if isinstance(error, SyntaxError) else error)
+            raise FixtureError(
+                f"invalid Python: {message}", code="invalid_python", line=where.line, column=where.column + 1
+            ) from None
 
     def build(self, node: cst.CSTNode) -> PNode:
         """The span tree of a literal, with its data; raises `FixtureError` on a non-literal."""
@@ -207,11 +222,7 @@ class _Reader:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             return self.string(node)
         if isinstance(node, (cst.Integer, cst.Float)):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:  # a decimal integer longer than Python converts
-                where = self.positions[node].start
-                raise integer_too_long(where.line, where.column + 1) from None
+            value = self.literal(node)
             if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
                 raise self.refuse(node, "a float that is not finite")
             if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
