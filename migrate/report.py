@@ -28,7 +28,6 @@ NEXT_STEPS = {
     "invalid_json": "fix the syntax at that place, then run again",
     "duplicate_key": "keep one of the two members (a JSON reader keeps only the last), then run again",
     "empty": "give the file a fixture or delete it, or exclude it in [tool.fixture-migrate]",
-    "not_an_object": "if it is not a fixture, exclude it in [tool.fixture-migrate]",
     "case_not_object": "make every case an object, then run again",
     "extensions_not_object": "make `extensions` an object, then run again",
     "unsupported": "name .json or .jsonl files, or a directory",

@@ -108,7 +108,6 @@ def test_mixed_directory_with_a_broken_file(capsys, tree):
     "content, place, code_name",
     [
         pytest.param(b'{"a": 1,\n "a": 2}', ":2:2:", "duplicate_key", id="duplicate-key"),
-        pytest.param(b'[{"id": "x"}]', ":1:1:", "not_an_object", id="top-level-array"),
         pytest.param(
             b'{"schema_version": "x.v1", "cases": [{"id": "a"},\n  "b"]}',
             ":2:3:",
@@ -128,6 +127,17 @@ def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, content,
     (line,) = [line for line in err.splitlines() if "error:" in line]
     assert line.startswith(f"{bad.as_posix()}{place} error: ") and f"[{code_name}]" in line
     assert bad.read_bytes() == content
+
+
+@pytest.mark.parametrize("content", [b'[{"id": "x"}]', b"[]", b'"text"', b"42", b"null"])
+def test_json_that_is_not_an_object_is_not_a_fixture(capsys, tmp_path, content):
+    other = tmp_path / "data.json"
+    other.write_bytes(content)
+    code, out, err = run(capsys, "migrate", "--check", "--repo-root", str(tmp_path), str(other))
+    assert (code, out, err) == (0, "", "1 file scanned: 1 not a fixture\n")
+    code, out, _ = run(capsys, "detect", "--repo-root", str(tmp_path), str(other))
+    assert code == 0 and out == f"{other.as_posix()}: not a fixture\n"
+    assert other.read_bytes() == content
 
 
 def test_unreadable_file_is_reported_and_others_continue(capsys, tmp_path):

@@ -204,15 +204,9 @@ class JsonDocument(Document):
         self.bom = raw.startswith(BOM)
         body = raw[3:] if self.bom else raw
         data = parse_json(body, duplicates=duplicates)
-        if not isinstance(data, dict):
-            kind = "an array" if isinstance(data, list) else "a scalar"
-            raise FixtureError(
-                f"top-level value is {kind}; a fixture file holds an object",
-                code="not_an_object",
-                line=1,
-                column=1,
-            )
-        self.units = [Unit(data)]
+        # A fixture file holds an object; any other JSON (an array, a scalar) is valid JSON
+        # that is not a fixture, as a YAML file holding a list is, and is left alone.
+        self.units = [Unit(data)] if isinstance(data, dict) else []
 
     @cached_property
     def text(self) -> str:
@@ -249,5 +243,6 @@ class JsonDocument(Document):
 
 
 def read(path: Path, raw: bytes, *, duplicates: str = "refuse") -> JsonDocument:
-    """Read a `.json` file; raises `FixtureError` as `parse_json` does, or `not_an_object`."""
+    """Read a `.json` file; raises `FixtureError` as `parse_json` does. A top-level value that
+    is not an object gives a document with no units (not a fixture)."""
     return JsonDocument(path, raw, duplicates=duplicates)
