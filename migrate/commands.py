@@ -20,10 +20,9 @@ import orjson
 from migrate import contract as c
 from migrate import output
 from migrate.config import iter_selected
-from migrate.diff import escape_json, escape_text, render_diff, render_move
+from migrate.diff import escape_json, escape_text, render_file_diff
 from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, unexpected, validation_errors
 from migrate.errors import FixtureError
-from migrate.formats import BOM
 from migrate.parallel import ordered_map
 from migrate.report import Report
 from migrate.validate import RefChecker
@@ -40,10 +39,6 @@ class MigrateMode:
     @property
     def write(self) -> bool:
         return not (self.diff or self.check)
-
-
-def _text(raw: bytes) -> str:
-    return (raw[3:] if raw.startswith(BOM) else raw).decode("utf-8")
 
 
 def _display(path: Path) -> str:
@@ -71,11 +66,8 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     diff = ""
     if result.status == "changed" and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
-        old_text, new_text = _text(result.old_bytes), _text(result.new_bytes)
-        if result.new_path is None:
-            diff = render_diff(old_text, new_text, _display(result.path), _display(result.path))
-        else:
-            diff = render_move(old_text, new_text, _display(result.path), _display(result.new_path))
+        new_name = None if result.new_path is None else _display(result.new_path)
+        diff = render_file_diff(result.old_bytes, result.new_bytes, _display(result.path), new_name)
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff

@@ -52,26 +52,36 @@ def _split(text: str) -> list[str]:
 
 def _show(prefix: str, line: str) -> str:
     body = line.rstrip("\n")
-    body = body[:-1] if body.endswith("\r") else body
-    shown = prefix + escape_text(body) + "\n"
+    ending = "\n"
+    if line.endswith("\r\n"):  # printed as it is, so the diff applies to a CRLF file
+        body, ending = body[:-1], "\r\n"
+    shown = prefix + escape_text(body) + ending
     if not line.endswith("\n"):
         shown += "\\ No newline at end of file\n"
     return shown
+
+
+def _label(prefix: str, name: str) -> str:
+    label = prefix + escape_text(name)
+    return label + "\t" if " " in label else label
 
 
 def render_diff(old: str, new: str, old_name: str | None, new_name: str | None, context: int = 3) -> str:
     """A unified diff from `old` to `new` text, `""` when they are equal.
 
     `old_name`/`new_name` label the sides (`a/...`, `b/...` are added; None is
-    `/dev/null`, for a file created or removed). Line endings
-    are compared but not printed, so a CRLF file diffs like an LF file; a missing
-    final newline is marked as git marks it.
+    `/dev/null`, for a file created or removed); a name with a space ends with a tab,
+    as git and GNU diff write it, so `patch` reads the whole name. Each line keeps its
+    ending (`\r\n` included) and a BOM stays at the start of the first line, so the diff
+    applies with `git apply` or `patch -p1`; a missing final newline is marked as git
+    marks it. A line holding a character `escape_text` escapes is printed escaped, for
+    the reader's terminal, and such a hunk does not apply as a patch.
     """
     if old == new:
         return ""
     a, b = _split(old), _split(new)
-    old_label = "/dev/null" if old_name is None else f"a/{escape_text(old_name)}"
-    new_label = "/dev/null" if new_name is None else f"b/{escape_text(new_name)}"
+    old_label = "/dev/null" if old_name is None else _label("a/", old_name)
+    new_label = "/dev/null" if new_name is None else _label("b/", new_name)
     out = [f"--- {old_label}\n", f"+++ {new_label}\n"]
     for group in _grouped_opcodes(_opcodes(a, b), context):
         first, last = group[0], group[-1]
@@ -221,6 +231,20 @@ def render_move(old: str, new: str, old_name: str, new_name: str) -> str:
     """The diff of a file that a migration replaces by another (`x.jsonl` by `x.json`): the
     removal of the old and the creation of the new, as `patch -p1` and `git apply` apply them."""
     return render_diff(old, "", old_name, None) + render_diff("", new, None, new_name)
+
+
+def render_file_diff(old: bytes | None, new: bytes, name: str, new_name: str | None = None) -> str:
+    """The diff of a planned change of the file `name` (UTF-8 bytes before and after; `old`
+    None for a file to create): an edit in place, or with `new_name` a move
+    (`render_move`). A BOM is shown as U+FEFF at the start of the first line, so the diff
+    applies to the bytes on disk."""
+    new_text = new.decode("utf-8")
+    if old is None:
+        return render_diff("", new_text, None, new_name or name)
+    old_text = old.decode("utf-8")
+    if new_name is None or new_name == name:
+        return render_diff(old_text, new_text, name, name)
+    return render_move(old_text, new_text, name, new_name)
 
 
 def changed_lines(diff: str) -> int:

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 
 from migrate import contract as c
 from migrate.conservation import missing_leaves
-from migrate.diff import render_diff
+from migrate.diff import render_file_diff
 from migrate.engine import relative_source, write_atomic
 from migrate.errors import FixtureError
 from migrate.external import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
@@ -492,6 +492,12 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
                 )
             ]
         ) from None
+    if not document.units:
+        raise _fail(
+            dest,
+            "--out exists and is not a fixture file (it holds no JSON object); not overwritten",
+            "dest_not_fixture",
+        )
     old = document.units[0].data
     if old.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
         raise _fail(dest, "--out exists and is not a canonical v1 file; not overwritten", "dest_not_canonical")
@@ -596,8 +602,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
         report.note(f"{shown}: unchanged ({_cases(plan.cases)}, {plan.adapter.format})", always=True)
         return report.exit_code
     if request.diff:
-        old_text = (plan.old_bytes or b"").decode("utf-8-sig")
-        out.write(render_diff(old_text, plan.new_bytes.decode("utf-8-sig"), shown, shown))
+        out.write(render_file_diff(plan.old_bytes, plan.new_bytes, shown))
     if request.check:
         report.found = True
     verb = "updated" if plan.old_bytes is not None else "imported"

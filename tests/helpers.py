@@ -11,7 +11,7 @@ import pytest
 
 from migrate import contract as c
 from migrate.conservation import missing_leaves
-from migrate.diff import render_diff, render_move
+from migrate.diff import render_file_diff
 from migrate.engine import Engine, FileResult, Options, reference_cases
 from migrate.formats import load_document
 from migrate.normalize import normalize_payload
@@ -51,10 +51,8 @@ def migrate_sample(source: str | bytes, path: str = DEFAULT_PATH, **kwargs: Any)
     assert result.status == "changed", result.error and result.error.message
     assert result.old_bytes is not None and result.new_bytes is not None
     before, after = result.old_bytes.decode("utf-8-sig"), result.new_bytes.decode("utf-8-sig")
-    if result.new_path is None:
-        return Migrated(result, before, after, render_diff(before, after, path, path))
-    new_path = Path(path).with_suffix(result.new_path.suffix).as_posix()
-    return Migrated(result, before, after, render_move(before, after, path, new_path))
+    new_path = None if result.new_path is None else Path(path).with_suffix(result.new_path.suffix).as_posix()
+    return Migrated(result, before, after, render_file_diff(result.old_bytes, result.new_bytes, path, new_path))
 
 
 def _errors(cases: list[dict[str, Any]]) -> set[tuple[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,39 @@ def test_an_empty_path_or_a_missing_repo_root_is_a_usage_error(capsys, tmp_path,
     assert run(capsys, "migrate", "")[0] == 2  # "$DIR" unset must not mean "everything here"
     assert run(capsys, "migrate", "--check", "--repo-root", str(tmp_path / "missing"), ".")[0] == 2
     assert (tmp_path / "legacy.json").read_text() == LEGACY
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_printed_diff_applied_with_git_gives_what_migrate_writes(capsys, tmp_path, monkeypatch):
+    files = {
+        "skills/a/evals/crlf cases.yaml": "schema_version: prompt-examples/v1\r\nexamples:\r\n"
+        "  - name: A b  # first\r\n    user_intent: x\r\n",
+        "skills/a/evals/bom.json": '\ufeff{"schema_version": "prompt-examples/v1", "examples": '
+        '[{"name": "c", "user_intent": "y"}]}\n',
+        "skills/a/evals/output/cases.jsonl": '\ufeff{"id": "a", "prompt": "p"}\r\n{"id": "b", "prompt": "q"}\r\n',
+        "skills/a/evals/test_cases.py": '\ufeffCASES = [\r\n    {"name": "d", "user_intent": "z"},\r\n]\r\n',
+    }
+    trees = {}
+    for side in ("applied", "migrated"):
+        root = tmp_path / side
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(text.encode("utf-8"))
+        trees[side] = root
+    monkeypatch.chdir(trees["applied"])
+    code, diff, _ = run(capsys, "migrate", "--diff", "--repo-root", ".", ".")
+    assert code == 0 and diff.count("+++ ") == 5  # four files, the JSONL as a removal and a creation
+    patch = tmp_path / "changes.diff"
+    patch.write_bytes(diff.encode("utf-8"))
+    subprocess.run(["git", "init", "-q"], check=True)
+    subprocess.run(["git", "apply", str(patch)], check=True)
+    assert run(capsys, "migrate", "--repo-root", str(trees["migrated"]), str(trees["migrated"]))[0] == 0
+
+    def contents(root):
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in root.rglob("*")
+            if p.is_file() and ".git" not in p.parts
+        }
+
+    assert contents(trees["applied"]) == contents(trees["migrated"])

@@ -57,9 +57,33 @@ def test_missing_final_newline_is_marked():
     assert diff.endswith("-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")
 
 
-def test_crlf_lines_print_like_lf_lines():
-    diff = render_diff("a\r\nb\r\n", "a\r\nc\r\n", "f", "f")
-    assert "\r" not in diff and "-b\n+c\n" in diff
+def test_crlf_lines_keep_their_ending_and_a_bom_stays_first():
+    diff = render_diff("\ufeffa\r\nb\r\n", "\ufeffa\r\nc\r\n", "f", "f")
+    assert diff == "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n \ufeffa\r\n-b\r\n+c\r\n"
+    assert render_diff("a\rb\n", "a\rc\n", "f", "f").endswith("-a\\x0db\n+a\\x0dc\n")  # a lone CR is escaped
+
+
+def test_a_name_with_a_space_ends_with_a_tab():
+    diff = render_diff("a\n", "b\n", "my evals.json", "my evals.json")
+    assert diff.startswith("--- a/my evals.json\t\n+++ b/my evals.json\t\n")
+
+
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("patch") is None, reason="git or patch is missing")
+@pytest.mark.parametrize("tool", [["git", "apply"], ["patch", "-p1", "-s", "-i"]])
+def test_diffs_of_crlf_bom_and_spaced_names_apply(tmp_path, tool):
+    files = {
+        "my evals.json": ('\ufeff{\r\n  "a": 1\r\n}\r\n', '\ufeff{\r\n  "b": 1\r\n}\r\n'),
+        "plain.yaml": ("a: 1\nb: 2\n", "a: 1\nc: 2"),
+    }
+    diff = ""
+    for name, (old, new) in files.items():
+        (tmp_path / name).write_bytes(old.encode("utf-8"))
+        diff += render_diff(old, new, name, name)
+    (tmp_path / "all.diff").write_bytes(diff.encode("utf-8"))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run([*tool, "all.diff"], cwd=tmp_path, check=True, capture_output=True)
+    for name, (_, new) in files.items():
+        assert (tmp_path / name).read_bytes() == new.encode("utf-8")
 
 
 def test_line_separators_inside_strings_do_not_split_lines():
