@@ -169,15 +169,22 @@ def reference_cases(unit: Unit, context: Context) -> list[NormalizedCase]:
     return normalize_payload(unit.data, source_file=context.source_file, skill=context.skill)
 
 
-def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node | None = None) -> list[NormalizedCase]:
-    """The normalized view of a payload as migrated, naming its source schema_version."""
+def migrated_cases(
+    unit: Unit, adapter: Adapter, context: Context, target: Node | None = None, *, written: Context | None = None
+) -> list[NormalizedCase]:
+    """The normalized view of a payload as migrated, naming its source schema_version (the
+    compatibility check compares it with the reference's view of the source). With
+    `written` (the context of the file `migrate` writes, which a JSONL file's move renames),
+    exactly the view of the migrated file, which names v1 and `canonical`."""
     target = adapter.to_canonical(unit, context) if target is None else target
     payload = materialize(target, unit.data)
-    version = unit.data.get("schema_version") if isinstance(unit.data, dict) else None
+    source = unit.data if written is None else payload
+    view = context if written is None else written
+    version = source.get("schema_version") if isinstance(source, dict) else None
     return normalize_payload(
         payload,
-        source_file=context.source_file,
-        skill=context.skill,
+        source_file=view.source_file,
+        skill=view.skill,
         schema_version=version if c.js_truthy(version) else None,
         normalized_from="canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter",
     )
@@ -442,13 +449,18 @@ class Reader:
     def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
         assert loaded.document is not None
         context = self.engine.options.context(loaded.path)
+        # As migrated: the file as `migrate` leaves it, under its new name when it moves (JSONL).
+        written = self.engine.options.context(loaded.document.output_path) if as_migrated else None
         cases: list[NormalizedCase] = []
         for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
             if adapter is None:
                 continue
             if as_migrated or unit.shape != "payload":
                 try:
-                    found = migrated_cases(unit, adapter, context)
+                    # A bare case list that stays one (Python, YAML) names no version when read
+                    # again, as now; one that becomes a canonical file (JSONL) does.
+                    becomes_payload = unit.shape == "payload" or loaded.document.output_path != loaded.path
+                    found = migrated_cases(unit, adapter, context, written=written if becomes_payload else None)
                 except FixtureError as error:
                     raise _place(error, loaded.document, index) from None
             else:

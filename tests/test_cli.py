@@ -173,12 +173,17 @@ def test_normalize_json_and_jsonl(capsys, tree):
     assert [json.loads(line)["id"] for line in out.splitlines()] == ["a", "greets", "one"]
 
 
-def test_normalize_as_migrated_names_the_source(capsys, tree):
+def test_normalize_as_migrated_is_the_view_after_migrate(capsys, tree):
     legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
     _, out, _ = run(capsys, "normalize", "--as-migrated", "--repo-root", str(tree), str(legacy))
     (case,) = json.loads(out)
-    assert (case["source_schema_version"], case["normalized_from"]) == ("prompt-examples/v1", "legacy_adapter")
+    assert (case["source_schema_version"], case["normalized_from"]) == (
+        "spec-first.workflow-eval-fixtures.v1",
+        "canonical",
+    )
     assert case["extensions"] == {"name": "Greets"}
+    assert run(capsys, "migrate", "--repo-root", str(tree), str(legacy))[0] == 0
+    assert run(capsys, "normalize", "--repo-root", str(tree), str(legacy))[1] == out
 
 
 def test_validate_exit_codes_and_json(capsys, tree):

@@ -111,3 +111,22 @@ def test_migration_conserves_is_compatible_and_stable(entry):
 
     again = engine.plan_bytes(new_path, result.new_bytes)
     assert again.status == "unchanged", "a second run must change nothing"
+
+
+def test_normalize_as_migrated_is_normalize_after_migrate(entry, tmp_path):
+    """`normalize --as-migrated` on the legacy file prints what `normalize` prints once
+    `migrate` has run: the same cases, source_file and provenance."""
+    root, path, _ = _entry(entry)
+    copy = tmp_path / path.relative_to(root)
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(path.read_bytes())
+    engine = Engine(Options(repo_root=tmp_path))
+    reader = Reader(engine)
+    loaded = reader.load(copy)
+    assert loaded.error is None, loaded.error and loaded.error.message
+    promised = reader.cases(loaded, as_migrated=True)
+    result = engine.plan(copy)
+    if result.status == "changed":
+        engine.apply(result)
+    migrated = reader.load(result.new_path or copy)
+    assert reader.cases(migrated) == promised
