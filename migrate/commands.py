@@ -342,7 +342,7 @@ def run_validate(
     reader = Reader(Engine(options))
     loaded = _load_all(reader, paths, report, last_duplicate_wins=True)
     refs = RefChecker(options.repo_root, check_exists=check_refs)
-    places: list[CaseOrigin] | None = [] if output_format == "github" else None
+    places: list[CaseOrigin] | None = [] if output_format != "json" else None
     errors, problems = validation_errors(reader, loaded, refs, as_migrated=as_migrated, places=places)
     for path, error in problems:
         report.error(_display(path), error)
@@ -354,9 +354,15 @@ def run_validate(
         assert places is not None
         _annotate_validation(errors, places, skills, out=out, root=options.repo_root)
     else:
-        for entry in errors:
+        from migrate.locate import error_place
+
+        assert places is not None
+        for entry, origin in zip(errors, places, strict=True):
             place = entry.get("source_file") or "-"
-            if entry.get("line"):
+            where = error_place(origin, entry)
+            if where is not None:
+                place += f":{where[0]}:{where[1]}"
+            elif entry.get("line"):
                 place += f":{entry['line']}"
             out.write(
                 escape_text(f"{place}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"

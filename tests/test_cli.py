@@ -200,7 +200,7 @@ def test_validate_exit_codes_and_json(capsys, tree):
     code, out, _ = run(capsys, "validate", "--no-ref-check", "--repo-root", str(tree), str(evals / "legacy.json"))
     assert code == 1
     assert out.splitlines()[0] == (
-        "skills/demo/evals/legacy.json: greets: missing_coverage_tags: case coverage_tags must be a non-empty array"
+        "skills/demo/evals/legacy.json:5:5: greets: missing_coverage_tags: case coverage_tags must be a non-empty array"
     )
 
 
