@@ -127,6 +127,10 @@ def test_non_numbers_and_unreadable_numbers_are_refused(tmp_path, capsys, value,
 DEEP = 100_000
 
 
+DEEP_YAML = "schema_version: prompt-examples/v1\nexamples:\n  - name: a\n    user_intent: q\n    x: "
+DEEP_PY = 'CASES = [{"name": "a", "user_intent": "q", "x": '
+
+
 def deep_json(depth: int) -> str:
     return legacy().replace('"Hi."', '"Hi.", "deep": ' + "[" * depth + "]" * depth)
 
@@ -140,8 +144,21 @@ def deep_json(depth: int) -> str:
         ("cases.json", '{"a": ' * DEEP + "1" + "}" * DEEP),
         ("cases.jsonl", '{"id": "a", "prompt": "p"}\n{"id": "b", "x": ' + "[" * DEEP + "]" * DEEP + "}\n"),
         ("cases.json", deep_json(MAX_DEPTH)),
+        ("cases.yaml", DEEP_YAML + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n"),
+        ("cases.py", DEEP_PY + "[" * 150 + "]" * 150 + "}]\n"),
+        ("cases.py", DEEP_PY + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}]\n"),
     ],
-    ids=["arrays", "arrays-with-big-int", "top-level-array", "objects", "jsonl", "just-over-the-limit"],
+    ids=[
+        "arrays",
+        "arrays-with-big-int",
+        "top-level-array",
+        "objects",
+        "jsonl",
+        "just-over-the-limit",
+        "yaml",
+        "python",
+        "python-just-over",
+    ],
 )
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda argv: "-".join(argv).replace("--", ""))
 def test_deep_nesting_is_an_error_in_every_command(tmp_path, capsys, name, content, command):

@@ -137,10 +137,31 @@ def load_document(
     except RecursionError:
         raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep") from None
     if not getattr(module, "CHECKS_DEPTH", False):
-        for unit in document.units:
+        for index, unit in enumerate(document.units):
             if nesting_depth(unit.data) > MAX_DEPTH:
-                raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep")
+                place = document.locate(index, _too_deep_path(unit.data))
+                line, column = place if place is not None else (None, None)
+                raise FixtureError(
+                    f"nesting deeper than {MAX_DEPTH} levels is not supported",
+                    code="too_deep",
+                    line=line,
+                    column=column,
+                )
     return document
+
+
+def _too_deep_path(data: Any) -> tuple[str | int, ...]:
+    """The path of the first container nested `MAX_DEPTH + 1` deep in `data` (or `()`)."""
+    level: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    for _ in range(MAX_DEPTH):
+        below = []
+        for value, path in level:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            below.extend((item, (*path, key)) for key, item in items if isinstance(item, (dict, list, tuple)))
+        if not below:
+            return ()
+        level = below
+    return level[0][1]
 
 
 def nesting_depth(data: Any) -> int:

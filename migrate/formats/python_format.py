@@ -43,7 +43,16 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrate import contract as c
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, DEFAULT_PY_NAMES, MAX_INT_BITS, Document, Unit, decode_text, integer_too_long
+from migrate.formats import (
+    BOM,
+    DEFAULT_PY_NAMES,
+    MAX_DEPTH,
+    MAX_INT_BITS,
+    Document,
+    Unit,
+    decode_text,
+    integer_too_long,
+)
 from migrate.formats.bracket_text import Layout
 from migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
 from migrate.plan import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
@@ -319,6 +328,22 @@ def _refuse_deep_brackets(text: str) -> None:
         raise FixtureError(f"brackets nested too deeply to parse ({error})", code="too_deep") from None
 
 
+def _too_deep(text: str) -> FixtureError:
+    """`too_deep`, placed at the first bracket that opens level `MAX_DEPTH + 1` (counted over
+    the text, strings included; without such a bracket, unplaced)."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        depth += 1 if match.group() in "([{" else -1
+        if depth > MAX_DEPTH:
+            line, column = line_col(text, match.start())
+            break
+    else:
+        line = column = None
+    return FixtureError(
+        f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep", line=line, column=column
+    )
+
+
 def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
     """A parse error with the place CPython's own parser gives, which is more precise."""
     try:
@@ -388,7 +413,10 @@ class PythonDocument(Document):
         self.module: cst.Module | None = None
         if not _mentions(text, self.py_names):
             return
-        self.module, self.fixtures, self.strings = self._read(text, duplicates)
+        try:
+            self.module, self.fixtures, self.strings = self._read(text, duplicates)
+        except RecursionError:  # libcst's tree walks recurse per level of nesting
+            raise _too_deep(text) from None
         self.units = [
             Unit(
                 fixture.root.data,

@@ -42,6 +42,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
 
 from migrate.errors import FixtureError, line_col
 from migrate.formats import BOM, MAX_NODES, Document, Unit, decode_text
@@ -355,6 +356,16 @@ def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], li
         line = mark.line + 1 if mark is not None else None
         col = mark.column + 1 if mark is not None else None
         raise FixtureError(f"invalid YAML: {problem}", code="invalid_yaml", line=line, column=col) from None
+    except ReaderError as exc:  # a character YAML does not allow; `position` is its index in the text
+        line, col = line_col(text, exc.position) if isinstance(exc.position, int) else (None, None)
+        raise FixtureError(
+            f"invalid YAML: unacceptable character #x{exc.character:04x}: {exc.reason}"
+            if isinstance(exc.character, int)
+            else f"invalid YAML: {exc.reason}",
+            code="invalid_yaml",
+            line=line,
+            column=col,
+        ) from None
     except YAMLError as exc:
         raise FixtureError(f"invalid YAML: {str(exc).splitlines()[0]}", code="invalid_yaml") from None
     return docs, composer.scalar_spans

@@ -485,6 +485,12 @@ BAD_INPUT = [
         id="syntax-error",
     ),
     pytest.param(
+        'schema_version: x\ncases:\n  - id: a\n    input: "x\x7fy"\n',
+        ":4:14: error: invalid YAML: unacceptable character #x007f",
+        "invalid_yaml",
+        id="forbidden-character",
+    ),
+    pytest.param(
         "schema_version: x\ncases:\n  - id: a\n    id: b\n",
         ":4:5: error: duplicate key 'id' in one mapping",
         "duplicate_key",
