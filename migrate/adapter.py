@@ -11,22 +11,25 @@ are a `FamilyAdapter` and a few lines of data.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from migrate import contract as c
 from migrate.formats import Unit
 from migrate.mapping import CaseMapper
 from migrate.plan import Node
+from migrate.record import Record
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Record):
     """What an adapter knows of a file besides its data: `source_file`, the repo-relative
     POSIX path (None when outside the repo), and `skill`, the caller's skill if any."""
 
-    source_file: str | None = None
-    skill: str | None = None
+    __slots__ = ("source_file", "skill")
+    __hash__ = Record.value_hash
+
+    def __init__(self, source_file: str | None = None, skill: str | None = None) -> None:
+        self.source_file = source_file
+        self.skill = skill
 
     def skill_for(self, payload: Any) -> str | None:
         """The skill to write into a payload that has none: the caller's, else the
@@ -72,19 +75,28 @@ class Adapter(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class FamilyAdapter:
+class FamilyAdapter(Record):
     """A legacy family told apart by its `schema_version` and mapped by the shared rules.
 
     `fills` names, per canonical case member, the family's members that fill it when
     the reference leaves it empty (see `migrate.mapping.CaseMapper`).
     """
 
-    name: str
-    schema_version: str
-    summary: str
-    fills: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    kind: str = "family"
+    __slots__ = ("name", "schema_version", "summary", "fills", "kind")
+
+    def __init__(
+        self,
+        name: str,
+        schema_version: str,
+        summary: str,
+        fills: Mapping[str, tuple[str, ...]] | None = None,
+        kind: str = "family",
+    ) -> None:
+        self.name = name
+        self.schema_version = schema_version
+        self.summary = summary
+        self.fills = {} if fills is None else fills
+        self.kind = kind
 
     @property
     def mapper(self) -> CaseMapper:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,17 +23,21 @@ from migrate.diff import escape_json, escape_text, render_file_diff
 from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, unexpected, validation_errors
 from migrate.errors import FixtureError
 from migrate.parallel import ordered_map
+from migrate.record import Record
 from migrate.report import Report
 from migrate.validate import RefChecker
 
 
-@dataclass(frozen=True)
-class MigrateMode:
+class MigrateMode(Record):
     """How `migrate` treats a planned change: `write` it, print its `diff`, and/or `check`
     (exit 1 when anything would change). `--diff` and `--check` never write."""
 
-    diff: bool = False
-    check: bool = False
+    __slots__ = ("diff", "check")
+    __hash__ = Record.value_hash
+
+    def __init__(self, diff: bool = False, check: bool = False) -> None:
+        self.diff = diff
+        self.check = check
 
     @property
     def write(self) -> bool:

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from migrate.adapter import Context
 from migrate.engine import Options, find_repo_root, iter_files, relative_source
 from migrate.errors import FixtureError
-from migrate.formats import syntax_of
+from migrate.formats import DEFAULT_PY_NAMES, syntax_of
+from migrate.record import Record
 
 NEWLINE = b"\n"
 TABLE = "fixture-migrate"
@@ -83,12 +83,15 @@ class ConfigError(Exception):
     a value of the wrong type. The message names the file (and line where known) and the key."""
 
 
-@dataclass(frozen=True)
-class Glob:
+class Glob(Record):
     """One glob of the configuration, compiled; `text` as written."""
 
-    text: str
-    regex: re.Pattern[str]
+    __slots__ = ("text", "regex")
+    __hash__ = Record.value_hash
+
+    def __init__(self, text: str, regex: re.Pattern[str]) -> None:
+        self.text = text
+        self.regex = regex
 
     def matches(self, relative: str) -> bool:
         """True when the POSIX path `relative` (to the configuration's directory) or one of
@@ -133,18 +136,27 @@ def compile_glob(pattern: str) -> Glob:
     return Glob(text, re.compile("".join(out) + "(?:/.*)?\\Z"))
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(Record):
     """Which files a run processes, from `include`/`exclude`/`force-exclude`.
 
     `base` is the absolute directory globs are relative to. Files outside it are not
     filtered. `include` None means every file a walk finds.
     """
 
-    base: Path
-    include: tuple[Glob, ...] | None = None
-    exclude: tuple[Glob, ...] = ()
-    force_exclude: bool = False
+    __slots__ = ("base", "include", "exclude", "force_exclude")
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        base: Path,
+        include: tuple[Glob, ...] | None = None,
+        exclude: tuple[Glob, ...] = (),
+        force_exclude: bool = False,
+    ) -> None:
+        self.base = base
+        self.include = include
+        self.exclude = exclude
+        self.force_exclude = force_exclude
 
     def relative(self, path: Path) -> str | None:
         """`path` relative to `base` as a POSIX string, or None when it is outside."""
@@ -167,14 +179,25 @@ class Selection:
         return not any(glob.matches(rel) for glob in self.exclude)
 
 
-@dataclass
 class ConfiguredOptions(Options):
     """Engine `Options` plus what the configuration adds: a per-path skill mapping and the
     file `selection`. `skill` (from `--skill`) wins over `skills`."""
 
-    skills: tuple[tuple[Glob, str], ...] = ()
-    selection: Selection | None = None
-    config_path: Path | None = None
+    __slots__ = ("skills", "selection", "config_path")
+
+    def __init__(
+        self,
+        repo_root: Path,
+        skill: str | None = None,
+        py_names: tuple[str, ...] = DEFAULT_PY_NAMES,
+        skills: tuple[tuple[Glob, str], ...] = (),
+        selection: Selection | None = None,
+        config_path: Path | None = None,
+    ) -> None:
+        super().__init__(repo_root, skill, py_names)
+        self.skills = skills
+        self.selection = selection
+        self.config_path = config_path
 
     def skill_for(self, path: Path) -> str | None:
         """The caller's skill for `path`: `--skill`, else the first matching `skill` glob."""
@@ -207,18 +230,26 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
                 yield found, error
 
 
-@dataclass
-class Settings:
+class Settings(Record):
     """What one subcommand runs with after merging flags, configuration and defaults.
 
     `values` maps option names (as the typer parameters: `output_format`, `no_ref_check`)
     to their merged values; `options` are the engine options; `config_path` the file read.
     """
 
-    values: dict[str, Any]
-    options: ConfiguredOptions
-    config_path: Path | None = None
-    paths: list[Path] = field(default_factory=list)
+    __slots__ = ("values", "options", "config_path", "paths")
+
+    def __init__(
+        self,
+        values: dict[str, Any],
+        options: ConfiguredOptions,
+        config_path: Path | None = None,
+        paths: list[Path] | None = None,
+    ) -> None:
+        self.values = values
+        self.options = options
+        self.config_path = config_path
+        self.paths = [] if paths is None else paths
 
 
 def find_config(start: Path) -> Path | None:

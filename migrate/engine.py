@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from migrate.errors import FixtureError, MappingError
 from migrate.formats import DEFAULT_PY_NAMES, MAX_DEPTH, Document, Unit, integer_too_long, load_document, syntax_of
 from migrate.normalize import NormalizedCase, normalize_payload
 from migrate.plan import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
+from migrate.record import Record
 from migrate.registry import Registry, migration_registry
 from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_case, validate_cases
 from migrate.writes import (
@@ -60,21 +60,22 @@ def relative_source(path: Path, root: Path) -> str:
     return Path(os.path.relpath(full, base)).as_posix()
 
 
-@dataclass
-class Options:
+class Options(Record):
     """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one,
     `py_names` the names a bare case list in a Python module is a fixture under (`--py-name`)."""
 
-    repo_root: Path
-    skill: str | None = None
-    py_names: tuple[str, ...] = DEFAULT_PY_NAMES
+    __slots__ = ("repo_root", "skill", "py_names")
+
+    def __init__(self, repo_root: Path, skill: str | None = None, py_names: tuple[str, ...] = DEFAULT_PY_NAMES) -> None:
+        self.repo_root = repo_root
+        self.skill = skill
+        self.py_names = py_names
 
     def context(self, path: Path) -> Context:
         return Context(source_file=relative_source(path, self.repo_root), skill=self.skill)
 
 
-@dataclass
-class FileResult:
+class FileResult(Record):
     """What happened to one file.
 
     `status` is one of "changed" (a migration is planned or was written),
@@ -85,17 +86,45 @@ class FileResult:
     `to_extensions` per adapter the fields a change moves under `extensions`.
     """
 
-    path: Path
-    status: str
-    adapters: list[str] = field(default_factory=list)
-    error: FixtureError | None = None
-    new_path: Path | None = None
-    old_bytes: bytes | None = None
-    new_bytes: bytes | None = None
-    cases: int = 0
-    moved: int = 0
-    first_changed_line: int = 1
-    to_extensions: dict[str, int] = field(default_factory=dict)
+    __slots__ = (
+        "path",
+        "status",
+        "adapters",
+        "error",
+        "new_path",
+        "old_bytes",
+        "new_bytes",
+        "cases",
+        "moved",
+        "first_changed_line",
+        "to_extensions",
+    )
+
+    def __init__(
+        self,
+        path: Path,
+        status: str,
+        adapters: list[str] | None = None,
+        error: FixtureError | None = None,
+        new_path: Path | None = None,
+        old_bytes: bytes | None = None,
+        new_bytes: bytes | None = None,
+        cases: int = 0,
+        moved: int = 0,
+        first_changed_line: int = 1,
+        to_extensions: dict[str, int] | None = None,
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.adapters = [] if adapters is None else adapters
+        self.error = error
+        self.new_path = new_path
+        self.old_bytes = old_bytes
+        self.new_bytes = new_bytes
+        self.cases = cases
+        self.moved = moved
+        self.first_changed_line = first_changed_line
+        self.to_extensions = {} if to_extensions is None else to_extensions
 
 
 def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
@@ -386,15 +415,25 @@ class Engine:
             ) from None
 
 
-@dataclass
-class LoadedFile:
-    """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its error."""
+class LoadedFile(Record):
+    """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its
+    error; `duplicate` a repeated key, read as JSON.parse reads it (the last one wins)."""
 
-    path: Path
-    document: Document | None = None
-    adapters: list[Adapter | None] = field(default_factory=list)
-    error: FixtureError | None = None
-    duplicate: FixtureError | None = None  # a repeated key, read as JSON.parse reads it (last wins)
+    __slots__ = ("path", "document", "adapters", "error", "duplicate")
+
+    def __init__(
+        self,
+        path: Path,
+        document: Document | None = None,
+        adapters: list[Adapter | None] | None = None,
+        error: FixtureError | None = None,
+        duplicate: FixtureError | None = None,
+    ) -> None:
+        self.path = path
+        self.document = document
+        self.adapters = [] if adapters is None else adapters
+        self.error = error
+        self.duplicate = duplicate
 
 
 class Reader:
@@ -487,14 +526,16 @@ class Reader:
         return found
 
 
-@dataclass(frozen=True)
-class CaseOrigin:
+class CaseOrigin(Record):
     """Where a normalized case (or a validation error) comes from: the file, the unit of its
     document and the payload path of the case (`("cases", 3)`; None where unknown)."""
 
-    file: LoadedFile
-    unit: int | None = None
-    case: tuple[str | int, ...] | None = None
+    __slots__ = ("file", "unit", "case")
+
+    def __init__(self, file: LoadedFile, unit: int | None = None, case: tuple[str | int, ...] | None = None) -> None:
+        self.file = file
+        self.unit = unit
+        self.case = case
 
 
 def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin]:

@@ -30,13 +30,13 @@ reference's view needs keeps the key and the other one takes `<key>__legacy`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from migrate import contract as c
 from migrate.errors import MappingError
 from migrate.normalize import normalize_case_id
 from migrate.plan import Arr, Node, Obj, Path, Src, Val
+from migrate.record import Record
 
 FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
 """Canonical case members an adapter may fill where the reference leaves them empty."""
@@ -57,11 +57,13 @@ def free_key(key: str, taken: Iterable[str]) -> str:
     return candidate
 
 
-@dataclass
 class _Moves:
     """Members bound for an `extensions` object, in order; `demanded` keys must keep their name."""
 
-    entries: list[tuple[str, Node, bool]] = field(default_factory=list)
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, Node, bool]] = []
 
     def add(self, key: str, node: Node, *, demanded: bool = False) -> None:
         self.entries.append((key, node, demanded))
@@ -103,8 +105,7 @@ def _extensions_node(source: Mapping[str, Any], path: Path, moves: _Moves, where
     return Obj([(k, current[k]) for k in order], origin=path if isinstance(existing, dict) else None)
 
 
-@dataclass(frozen=True)
-class CaseMapper:
+class CaseMapper(Record):
     """Maps cases and files onto the canonical shape (see the module docstring for the rules).
 
     `fills` maps a fillable canonical member (`FILLABLE`) to the legacy members, in
@@ -114,10 +115,11 @@ class CaseMapper:
     a canonical file with every member at home is never touched.
     """
 
-    fills: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    explicit_ids: bool = True
+    __slots__ = ("fills", "explicit_ids")
 
-    def __post_init__(self) -> None:
+    def __init__(self, fills: Mapping[str, tuple[str, ...]] | None = None, explicit_ids: bool = True) -> None:
+        self.fills: Mapping[str, tuple[str, ...]] = {} if fills is None else fills
+        self.explicit_ids = explicit_ids
         unknown = set(self.fills) - set(FILLABLE)
         if unknown:
             raise ValueError(f"fills for non-fillable members: {sorted(unknown)}")

@@ -22,32 +22,19 @@ from __future__ import annotations
 
 from typing import Any, Union
 
+from migrate.record import Record
+
 PathKey = Union[str, int]
 Path = tuple[PathKey, ...]
 
 
-class _Node:
-    """Value semantics for the four node kinds: equal when of one kind with equal fields.
-
-    Plain classes with `__slots__` rather than dataclasses: these are built for every
-    member of every file, and a dataclass costs about a millisecond to define at each
-    start-up, which a pre-commit hook pays on every commit.
-    """
+class _Node(Record):
+    """Value semantics for the four node kinds: equal when of one kind with equal fields
+    (plain slotted classes, see `migrate.record`: these are built for every member of
+    every file). `Src` and `Val` hash by value; `Obj` and `Arr` are mutable, like lists."""
 
     __slots__ = ()
-
-    def _fields(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._fields() == self._fields()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self._fields()))
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({inner})"
+    __hash__ = Record.value_hash
 
 
 class Src(_Node):

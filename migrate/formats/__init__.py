@@ -13,13 +13,13 @@ import functools
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from migrate.errors import FixtureError
 from migrate.plan import Node
 from migrate.plan import Path as NodePath
+from migrate.record import Record
 
 BOM = b"\xef\xbb\xbf"
 
@@ -61,18 +61,20 @@ Real fixtures nest fewer than 10 levels. Deeper input is refused with a clear er
 writers, the checks, the reference's recursive rules); 128 is serde_json's default."""
 
 
-@dataclass
-class Unit:
+class Unit(Record):
     """One payload of a file: `data` is the parsed top-level object (`shape` "payload"),
     or a bare list of cases with no envelope (`shape` "case_list", as in JSONL);
     `label` says where it sits when a file holds several (None for a whole file).
     `binding` is set for a bare case list bound to a name in code (a Python module's
     `CASES = [...]`): code may use it as a list, so it stays one when migrated."""
 
-    data: Any
-    shape: str = "payload"
-    label: str | None = None
-    binding: str | None = None
+    __slots__ = ("data", "shape", "label", "binding")
+
+    def __init__(self, data: Any, shape: str = "payload", label: str | None = None, binding: str | None = None) -> None:
+        self.data = data
+        self.shape = shape
+        self.label = label
+        self.binding = binding
 
 
 class Document(ABC):

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from migrate.errors import FixtureError, line_col
 from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
+from migrate.record import Record
 
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 
@@ -102,22 +102,47 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     return root
 
 
-@dataclass(frozen=True)
-class JsonStyle:
+class JsonStyle(Record):
     """How a file writes what the writer adds: `unit` indent, `newline`, `colon` (`": "`),
     `compact` (one line, no indentation), `inline_arrays` (scalar arrays on one line),
     with `inline_keys`/`block_keys` the member names whose scalar arrays the file writes
-    inline/multi-line (they win over the file-wide vote), `ascii` (non-ASCII as `\\uXXXX`)."""
+    inline/multi-line (they win over the file-wide vote), `ascii` (non-ASCII as `\\uXXXX`),
+    `item_sep` between the items of an inline array."""
 
-    unit: str = "  "
-    newline: str = "\n"
-    colon: str = ": "
-    compact: bool = False
-    inline_arrays: bool = False
-    ascii: bool = False
-    item_sep: str = ", "
-    inline_keys: frozenset[str] = frozenset()
-    block_keys: frozenset[str] = frozenset()
+    __slots__ = (
+        "unit",
+        "newline",
+        "colon",
+        "compact",
+        "inline_arrays",
+        "ascii",
+        "item_sep",
+        "inline_keys",
+        "block_keys",
+    )
+    __hash__ = Record.value_hash
+
+    def __init__(
+        self,
+        unit: str = "  ",
+        newline: str = "\n",
+        colon: str = ": ",
+        compact: bool = False,
+        inline_arrays: bool = False,
+        ascii: bool = False,
+        item_sep: str = ", ",
+        inline_keys: frozenset[str] = frozenset(),
+        block_keys: frozenset[str] = frozenset(),
+    ) -> None:
+        self.unit = unit
+        self.newline = newline
+        self.colon = colon
+        self.compact = compact
+        self.inline_arrays = inline_arrays
+        self.ascii = ascii
+        self.item_sep = item_sep
+        self.inline_keys = inline_keys
+        self.block_keys = block_keys
 
     def inline_array(self, key: str | None) -> bool:
         """Whether a new scalar array under member `key` is written on one line."""
