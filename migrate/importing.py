@@ -266,6 +266,17 @@ def read_sources(request: ImportRequest) -> list[Source]:
     return sources
 
 
+def _check_fields_used(request: ImportRequest, sources: list[Source]) -> None:
+    """Raise `ImportFailed` for a `--field NAME=COLUMN` whose COLUMN no record read so far
+    has as a top-level member (a mistyped column, or a format whose records nest it)."""
+    renamed = set().union(*(source.renamed for source in sources))
+    for name, column in request.fields.items():
+        if column not in renamed:
+            raise _fail(
+                "--field", f"--field {name}={column}: no record read has a top-level `{column}` member", "usage"
+            )
+
+
 def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None = None) -> ImportPlan:
     """Work out the canonical file an import gives, checked, without writing anything.
 
@@ -295,7 +306,9 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     try:
         drafts = adapter.build(sources, job)
     except SourceError as error:
+        _check_fields_used(request, sources)  # a mistyped COLUMN explains a missing field best
         raise ImportFailed([(error.path, error)]) from None
+    _check_fields_used(request, sources)
     if not drafts:
         raise _fail(sources[0].path, "no cases found: nothing to import", "no_cases")
 

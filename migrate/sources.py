@@ -92,7 +92,8 @@ class Source:
     POSIX path cases cite; `syntax` one of `SYNTAX_BY_SUFFIX`'s values or "text";
     `data` the parsed content (see the module docstring); `raw` its bytes. `fields`
     renames record members before adapters see them (`--field input=question` is
-    `{"question": "input"}`); `role` is set by detection ("cases" or "aux").
+    `{"question": "input"}`) and `renamed` collects the members it renamed; `role` is set
+    by detection ("cases" or "aux").
     """
 
     path: Path
@@ -104,6 +105,7 @@ class Source:
     positions: dict[PointerPath, tuple[int, int]] = field(default_factory=dict)
     header: list[str] | None = None
     fields: Mapping[str, str] = field(default_factory=dict)
+    renamed: set[str] = field(default_factory=set)
     role: str = "cases"
 
     @property
@@ -147,6 +149,8 @@ class Source:
                 raise self.error(
                     f"--field {target}={key}: the record also has a `{target}` member", "field_clash", path
                 )
+            if target != key:
+                self.renamed.add(key)
             renamed[target] = value
         return renamed
 

@@ -182,6 +182,11 @@ def test_an_import_that_would_lose_a_value_is_refused_naming_it(capsys, repo, mo
             ["--out", "x.json", "--field", "input=q", "--field", "input=r"], "input is given twice", id="field-twice"
         ),
         pytest.param(
+            ["--out", "x.json", "--skill", "m", "--field", "input=question"],
+            "--field input=question: no record read has a top-level `question` member",
+            id="field-names-nothing",
+        ),
+        pytest.param(
             ["--out", "x.json", "--field", "input=q", "--field", "id=q"],
             "column q is given for two fields",
             id="column-twice",
