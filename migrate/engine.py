@@ -31,6 +31,7 @@ from migrate.validate import CaseIdRegistry, RefChecker, ValidationError, make_e
 from migrate.writes import (
     TEMP_SUFFIX,
     HardLinks,
+    check_new,
     check_writable,
     read_fixture,
     resolve_target,
@@ -326,8 +327,22 @@ class Engine:
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)
         if document.output_path != path:
+            # As `apply` will: the new name must lead inside the repo and be free.
+            check_new(self._new_target(document.output_path), new_bytes)
             result.new_path = document.output_path
         return result
+
+    def _new_target(self, new_path: Path) -> Path:
+        """Where a file a migration creates (`x.json` for `x.jsonl`) is written; raises
+        `FixtureError` when that name is a symlink leading outside the repo root."""
+        try:
+            return resolve_target(new_path, self.options.repo_root)
+        except FixtureError as error:
+            raise FixtureError(
+                f"refused: {new_path.name}, which it would become, is a symlink (or lies in a "
+                "symlinked directory) leading outside the repo root; not followed",
+                code=error.code,
+            ) from None
 
     def _check(
         self,
@@ -398,15 +413,7 @@ class Engine:
                 "refused: the file changed while it was being migrated; left as it is now, run again",
                 code="changed_meanwhile",
             )
-        try:
-            target = resolve_target(result.new_path, root)
-        except FixtureError as error:
-            raise FixtureError(
-                f"refused: {result.new_path.name}, which it would become, is a symlink (or lies in a "
-                "symlinked directory) leading outside the repo root; not followed",
-                code=error.code,
-            ) from None
-        write_new(target, result.new_bytes, mode_from=source)
+        write_new(self._new_target(result.new_path), result.new_bytes, mode_from=source)
         try:
             os.unlink(source)
         except OSError as exc:
@@ -488,17 +495,22 @@ class Reader:
     def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
         assert loaded.document is not None
         context = self.engine.options.context(loaded.path)
-        # As migrated: the file as `migrate` leaves it, under its new name when it moves (JSONL).
+        # As migrated: the file as `migrate` leaves it, under its new name when it moves (JSONL);
+        # a file `migrate` would refuse has no such view, only the refusal.
         written = self.engine.options.context(loaded.document.output_path) if as_migrated else None
+        if as_migrated:
+            planned = self.engine.plan_bytes(loaded.path, loaded.document.raw)
+            if planned.error is not None:
+                raise planned.error
         cases: list[NormalizedCase] = []
         for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
             if adapter is None:
                 continue
             if as_migrated or unit.shape != "payload":
                 try:
-                    # A bare case list that stays one (Python, YAML) names no version when read
-                    # again, as now; one that becomes a canonical file (JSONL) does.
-                    becomes_payload = unit.shape == "payload" or loaded.document.output_path != loaded.path
+                    # A bare case list bound to a name in code (Python's CASES) stays one and
+                    # names no version when read again; any other becomes a canonical payload.
+                    becomes_payload = unit.shape == "payload" or unit.binding is None
                     found = migrated_cases(unit, adapter, context, written=written if becomes_payload else None)
                 except FixtureError as error:
                     raise _place(error, loaded.document, index) from None

@@ -536,6 +536,13 @@ def write_new(path: Path, data: bytes, *, mode_from: Path) -> bool:
         _remove(tmp)
 
 
+def check_new(path: Path, data: bytes) -> None:
+    """Raise `FixtureError` (`exists`) when `write_new(path, data)` would refuse: `path` exists
+    holding anything but exactly `data`. For planning, before anything is written."""
+    if os.path.lexists(path):
+        _existing(path, data)
+
+
 def _existing(path: Path, data: bytes) -> bool:
     try:
         if stat.S_ISREG(os.lstat(path).st_mode) and read_fixture(path, limit=len(data)) == data:

@@ -378,8 +378,9 @@ def test_jsonl_next_to_an_unrelated_json_is_refused(tmp_path):
     source = tmp_path / "cases.jsonl"
     source.write_bytes((EXAMPLES / "output-cases.jsonl").read_bytes())
     (tmp_path / "cases.json").write_bytes(b'{"unrelated": true}\n')
-    code, err = run_migrate(tmp_path, source)
-    assert code == 2 and "refused: cases.json already exists beside it [exists]" in err
+    for check in (True, False):  # --check says what migrate would do: the same refusal
+        code, err = run_migrate(tmp_path, source, check=check)
+        assert code == 2 and "refused: cases.json already exists beside it [exists]" in err
     assert source.exists() and (tmp_path / "cases.json").read_bytes() == b'{"unrelated": true}\n'
 
 
