@@ -130,7 +130,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, content,
     assert bad.read_bytes() == content
 
 
-@pytest.mark.parametrize("content", [b'[{"id": "x"}]', b"[]", b'"text"', b"42", b"null"])
+@pytest.mark.parametrize("content", [b'[{"query": "x"}]', b"[1, 2]", b"[]", b'"text"', b"42", b"null"])
 def test_json_that_is_not_an_object_is_not_a_fixture(capsys, tmp_path, content):
     other = tmp_path / "data.json"
     other.write_bytes(content)
@@ -139,6 +139,51 @@ def test_json_that_is_not_an_object_is_not_a_fixture(capsys, tmp_path, content):
     code, out, _ = run(capsys, "detect", "--repo-root", str(tmp_path), str(other))
     assert code == 0 and out == f"{other.as_posix()}: not a fixture\n"
     assert other.read_bytes() == content
+
+
+def test_a_json_list_of_cases_migrates_as_a_yaml_list_does(capsys, tmp_path):
+    (tmp_path / "list.json").write_text('[{"id": "a", "prompt": "p", "expected": "x"}]\n')
+    (tmp_path / "list.yaml").write_text("- id: a\n  prompt: p\n  expected: x\n")
+    code, out, _ = run(capsys, "detect", "--repo-root", str(tmp_path), str(tmp_path))
+    assert code == 0 and out.count(": output_cases_jsonl (family)") == 2
+    assert run(capsys, "migrate", "--repo-root", str(tmp_path), str(tmp_path))[0] == 0
+    migrated = json.loads((tmp_path / "list.json").read_text())
+    assert migrated["cases"] == [{"id": "a", "input": "p", "expected_outcome": "x"}]
+    code, out, _ = run(capsys, "normalize", "--repo-root", str(tmp_path), str(tmp_path))
+    first, second = json.loads(out)
+    assert {key: value for key, value in first.items() if key != "source_file"} == {
+        key: value for key, value in second.items() if key != "source_file"
+    }
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("l.yaml", "- id: a\n  prompt: p\n"),
+        ("multi.yaml", "a: 1\n---\n- id: z\n  prompt: y\n"),
+        ("l.json", '[{"id": "b", "prompt": "q"}]\n'),
+        ("output/cases.jsonl", '{"id": "c", "prompt": "r"}\n'),
+        ("test_cases.py", 'CASES = [{"name": "d", "user_intent": "s"}]\n'),
+        ("e.yaml", "schema_version: prompt-examples/v1\nexamples:\n  - name: e\n    user_intent: t\n"),
+    ],
+)
+def test_normalize_as_migrated_is_normalize_after_migrate_in_every_syntax(capsys, tmp_path, name, text):
+    path = tmp_path / "skills" / "demo" / "evals" / name
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    root = str(tmp_path)
+    code, promised, _ = run(capsys, "normalize", "--as-migrated", "--repo-root", root, root)
+    assert code == 0 and json.loads(promised)
+    assert run(capsys, "migrate", "--repo-root", root, root)[0] == 0
+    assert run(capsys, "normalize", "--repo-root", root, root)[1] == promised
+
+
+def test_normalize_as_migrated_reports_what_migrate_would_refuse(capsys, tmp_path):
+    merged = "schema_version: prompt-examples/v1\nbase: &b\n  user_intent: hi\nexamples:\n  - <<: *b\n    name: A\n"
+    (tmp_path / "m.yaml").write_text(merged)
+    code, out, err = run(capsys, "normalize", "--as-migrated", "--repo-root", str(tmp_path), str(tmp_path / "m.yaml"))
+    assert code == 2 and "m.yaml:5:5: error: member 'user_intent' comes from the merge key" in err
+    assert run(capsys, "migrate", "--repo-root", str(tmp_path), str(tmp_path / "m.yaml"))[0] == 2
 
 
 def test_unreadable_file_is_reported_and_others_continue(capsys, tmp_path):

@@ -204,9 +204,16 @@ class JsonDocument(Document):
         self.bom = raw.startswith(BOM)
         body = raw[3:] if self.bom else raw
         data = parse_json(body, duplicates=duplicates)
-        # A fixture file holds an object; any other JSON (an array, a scalar) is valid JSON
-        # that is not a fixture, as a YAML file holding a list is, and is left alone.
-        self.units = [Unit(data)] if isinstance(data, dict) else []
+        # A payload is an object. A non-empty array of objects may be a bare case list, as
+        # a YAML document or a JSON Lines file may be (only adapters of such lists claim it).
+        # Any other JSON (a scalar, an array of other values) is valid JSON that is not a
+        # fixture, and is left alone.
+        if isinstance(data, dict):
+            self.units = [Unit(data)]
+        elif isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+            self.units = [Unit(data, shape="case_list")]
+        else:
+            self.units = []
 
     @cached_property
     def text(self) -> str:
@@ -243,6 +250,7 @@ class JsonDocument(Document):
 
 
 def read(path: Path, raw: bytes, *, duplicates: str = "refuse") -> JsonDocument:
-    """Read a `.json` file; raises `FixtureError` as `parse_json` does. A top-level value that
-    is not an object gives a document with no units (not a fixture)."""
+    """Read a `.json` file; raises `FixtureError` as `parse_json` does. An object is a payload
+    unit, a non-empty array of objects a bare case list unit; any other top-level value
+    gives a document with no units (not a fixture)."""
     return JsonDocument(path, raw, duplicates=duplicates)
