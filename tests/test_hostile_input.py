@@ -17,7 +17,7 @@ import pytest
 
 from migrate import writes
 from migrate.cli import main
-from migrate.formats import MAX_DEPTH, SYNTAX_BY_SUFFIX, load_document, nesting_depth
+from migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, load_document, nesting_depth
 from migrate.formats.json_text import parse_spans
 from tests.helpers import migrate_sample, plan
 
@@ -488,3 +488,38 @@ def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, c
         for line in lines
     )
     assert "good.json" in out + err  # the readable file was still processed
+
+
+@pytest.mark.parametrize("command", [["migrate", "--check"], ["normalize"], ["validate", "--output-format", "json"]])
+def test_a_lone_surrogate_escape_is_a_placed_error_in_every_syntax(tmp_path, capsys, command):
+    (tmp_path / "s.py").write_text('CASES = [\n    {"name": "a\\ud800", "user_intent": "q"},\n]\n')
+    (tmp_path / "s.yaml").write_text('schema_version: prompt-examples/v1\nexamples:\n  - name: "\\ud800"\n')
+    (tmp_path / "s.json").write_text('{"cases": [{"id": "\\ud800"}]}')
+    (tmp_path / "good.json").write_text(LEGACY_JSON)
+    code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path))
+    assert code == 2 and "Traceback" not in err and "internal" not in err
+    lines = error_lines(err)
+    assert any(f"{(tmp_path / 's.py').as_posix()}:2:14:" in line and "[invalid_python]" in line for line in lines)
+    assert any(f"{(tmp_path / 's.yaml').as_posix()}:3:11:" in line and "[invalid_yaml]" in line for line in lines)
+    assert any(f"{(tmp_path / 's.json').as_posix()}:" in line and "[invalid_json]" in line for line in lines)
+    assert "good.json" in out + err  # the readable file was still processed
+
+
+@pytest.mark.parametrize(
+    "literal, accepted",
+    [
+        ("9" * MAX_INT_DIGITS, True),
+        ("_".join("9" * MAX_INT_DIGITS), True),
+        (hex(10**MAX_INT_DIGITS - 1), True),
+        ("9" * (MAX_INT_DIGITS + 1), False),
+        (hex(10**MAX_INT_DIGITS), False),
+    ],
+    ids=["4300-digits", "4300-digits-with-separators", "hex-of-4300-digits", "4301-digits", "hex-of-4301-digits"],
+)
+def test_python_integers_are_limited_by_their_decimal_digits(literal, accepted):
+    result = plan(f'CASES = [{{"name": "a", "user_intent": "q", "n": {literal}}}]\n', "skills/s/evals/test_cases.py")
+    if accepted:
+        assert result.status == "changed", result.error and result.error.message
+    else:
+        assert result.status == "error" and result.error is not None and result.error.code == "integer_too_long"
+        assert (result.error.line, result.error.column) == (1, 49)

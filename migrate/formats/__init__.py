@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +37,10 @@ _MODULES = {
     "python": "migrate.formats.python_format",
 }
 
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate code point on its own, which a `\\u` escape can spell in JSON, YAML and
+Python strings but no UTF-8 file (or JSON output) can hold."""
+
 MAX_DEPTH = 128
 
 MAX_NODES = 1_000_000
@@ -44,8 +49,6 @@ MAX_NODES = 1_000_000
 MAX_INT_DIGITS = 4300
 """The longest integer, in decimal digits, a fixture may hold: Python's own limit on turning
 an integer into text (`sys.get_int_max_str_digits`), which guards against slow conversions."""
-MAX_INT_BITS = 14284
-"""Bits of the largest integer of `MAX_INT_DIGITS` decimal digits (log2(10) x 4300)."""
 
 
 def integer_too_long(line: int | None = None, column: int | None = None) -> FixtureError:

@@ -30,6 +30,7 @@ when a Python file is read.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -46,8 +47,9 @@ from migrate.errors import FixtureError, line_col
 from migrate.formats import (
     BOM,
     DEFAULT_PY_NAMES,
+    LONE_SURROGATE,
     MAX_DEPTH,
-    MAX_INT_BITS,
+    MAX_INT_DIGITS,
     Document,
     Unit,
     decode_text,
@@ -148,20 +150,41 @@ class _Reader:
             return self.literal(node)
         raise self.refuse(node)
 
-    def literal(self, node: cst.SimpleString | cst.Integer | cst.Float) -> Any:
-        """The value of one string or number token, as CPython reads it. Raises `FixtureError`:
-        `invalid_python` for a string CPython refuses (a bad escape such as `\\x4` or an
-        unknown `\\N{...}` name), `integer_too_long` for an integer past `MAX_INT_DIGITS`."""
+    def integer(self, node: cst.Integer) -> int:
+        """The value of an integer token; raises `integer_too_long` past `MAX_INT_DIGITS`
+        decimal digits, counted as the value is written in decimal, whatever the literal's
+        base or `_` separators."""
+        text = node.value.replace("_", "")
+        too_long = len(text) > MAX_INT_DIGITS if text[1:2] not in ("x", "X", "o", "O", "b", "B") else False
+        if not too_long:
+            value = int(text, 0)
+            too_long = abs(value) >= _decimal_limit()
+        if too_long:
+            where = self.positions[node].start
+            raise integer_too_long(where.line, where.column + 1)
+        return value
+
+    def literal(self, node: cst.SimpleString | cst.Float) -> Any:
+        """The value of a string or float token, as CPython reads it. Raises `FixtureError`
+        (`invalid_python`) for a string CPython refuses (a bad escape such as `\\x4` or an
+        unknown `\\N{...}` name) or one holding a lone surrogate."""
         try:
-            return ast.literal_eval(node.value)
+            value = ast.literal_eval(node.value)
         except (SyntaxError, ValueError) as error:
             where = self.positions[node].start
-            if isinstance(node, cst.Integer):  # a decimal integer longer than Python converts
-                raise integer_too_long(where.line, where.column + 1) from None
             message = str(error.msg if isinstance(error, SyntaxError) else error)
             raise FixtureError(
                 f"invalid Python: {message}", code="invalid_python", line=where.line, column=where.column + 1
             ) from None
+        if type(value) is str and LONE_SURROGATE.search(value):
+            where = self.positions[node].start
+            raise FixtureError(
+                "invalid Python: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
+                code="invalid_python",
+                line=where.line,
+                column=where.column + 1,
+            )
+        return value
 
     def build(self, node: cst.CSTNode) -> PNode:
         """The span tree of a literal, with its data; raises `FixtureError` on a non-literal."""
@@ -231,13 +254,9 @@ class _Reader:
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             return self.string(node)
         if isinstance(node, (cst.Integer, cst.Float)):
-            value = self.literal(node)
+            value = self.integer(node) if isinstance(node, cst.Integer) else self.literal(node)
             if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
                 raise self.refuse(node, "a float that is not finite")
-            if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-                # A hex or binary literal may hold more than Python writes out in decimal.
-                where = self.positions[node].start
-                raise integer_too_long(where.line, where.column + 1)
             return value
         if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.value]
@@ -275,6 +294,13 @@ def _string_key(node: cst.BaseExpression) -> str | None:
             return None
         return value if isinstance(value, str) else None
     return None
+
+
+@functools.cache
+def _decimal_limit() -> int:
+    """10 ** MAX_INT_DIGITS, the smallest integer with more decimal digits than allowed
+    (computed once, when first needed)."""
+    return 10**MAX_INT_DIGITS
 
 
 def _is_payload(value: cst.BaseExpression) -> bool:

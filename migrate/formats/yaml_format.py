@@ -45,7 +45,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
 from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, MAX_NODES, Document, Unit, decode_text
+from migrate.formats import BOM, LONE_SURROGATE, MAX_NODES, Document, Unit, decode_text
 from migrate.formats.yaml_text import (
     ALIAS,
     MAP,
@@ -196,6 +196,14 @@ class _Composer:
             if error.line is None:
                 error.line, error.column = line_col(self.text, node.start)
             raise
+        if type(node.data) is str and LONE_SURROGATE.search(node.data):
+            line, column = line_col(self.text, node.start)
+            raise FixtureError(
+                "invalid YAML: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
+                code="invalid_yaml",
+                line=line,
+                column=column,
+            )
         self.place(node, stack, keys)
         return node
 
