@@ -267,12 +267,15 @@ def slug_tag(value: Any) -> str | None:
 
 
 def unique_ids(proposed: list[str]) -> list[str]:
-    """`proposed` with repeats made unique by `-2`, `-3`, ... in order (never reusing an id)."""
+    """`proposed` with repeats made unique by `-2`, `-3`, ... in order: the first of each id
+    keeps it, and a repeat takes the first suffix that is neither given already nor any
+    record's own proposed id (`a`, `a`, `a-2` give `a`, `a-3`, `a-2`)."""
+    own = set(proposed)
     taken: set[str] = set()
     result = []
     for base in proposed:
         candidate, n = base, 1
-        while candidate in taken:
+        while candidate in taken or (n > 1 and candidate in own):
             n += 1
             candidate = f"{base}-{n}"
         taken.add(candidate)

@@ -155,6 +155,21 @@ def test_a_repeated_text_id_is_renamed_and_kept(capsys, repo, name, text, fmt):
     assert (repo / DEST).read_bytes() == again
 
 
+@pytest.mark.parametrize(
+    "proposed, expected",
+    [
+        (["a", "b"], ["a", "b"]),
+        (["a", "a", "a"], ["a", "a-2", "a-3"]),
+        (["a", "a", "a-2"], ["a", "a-3", "a-2"]),  # a record's own id is never taken by a repeat
+        (["a-2", "a", "a"], ["a-2", "a", "a-3"]),
+    ],
+)
+def test_repeated_ids_take_the_first_free_suffix(proposed, expected):
+    from migrate.external import unique_ids
+
+    assert unique_ids(proposed) == expected
+
+
 def test_an_import_that_would_lose_a_value_is_refused_naming_it(capsys, repo, monkeypatch):
     from migrate import importing
 
