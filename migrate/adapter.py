@@ -11,6 +11,7 @@ are a `FamilyAdapter` and a few lines of data.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from migrate import contract as c
@@ -75,28 +76,22 @@ class Adapter(Protocol):
         ...
 
 
-class FamilyAdapter(Record):
+@dataclass(frozen=True)
+class FamilyAdapter:
     """A legacy family told apart by its `schema_version` and mapped by the shared rules.
 
     `fills` names, per canonical case member, the family's members that fill it when
     the reference leaves it empty (see `migrate.mapping.CaseMapper`).
+
+    A dataclass, unlike the records in `migrate.record`: plugins may subclass it, as
+    dataclasses themselves.
     """
 
-    __slots__ = ("name", "schema_version", "summary", "fills", "kind")
-
-    def __init__(
-        self,
-        name: str,
-        schema_version: str,
-        summary: str,
-        fills: Mapping[str, tuple[str, ...]] | None = None,
-        kind: str = "family",
-    ) -> None:
-        self.name = name
-        self.schema_version = schema_version
-        self.summary = summary
-        self.fills = {} if fills is None else fills
-        self.kind = kind
+    name: str
+    schema_version: str
+    summary: str
+    fills: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    kind: str = "family"
 
     @property
     def mapper(self) -> CaseMapper:
