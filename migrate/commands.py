@@ -20,7 +20,17 @@ from migrate import contract as c
 from migrate import output
 from migrate.config import iter_selected
 from migrate.diff import escape_json, escape_text, render_file_diff
-from migrate.engine import CaseOrigin, Engine, FileResult, LoadedFile, Options, Reader, unexpected, validation_errors
+from migrate.engine import (
+    CaseOrigin,
+    Engine,
+    FileResult,
+    LoadedFile,
+    Options,
+    Reader,
+    diff_name,
+    unexpected,
+    validation_errors,
+)
 from migrate.errors import FixtureError
 from migrate.parallel import ordered_map
 from migrate.record import Record
@@ -69,8 +79,9 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     diff = ""
     if result.status == "changed" and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
-        new_name = None if result.new_path is None else _display(result.new_path)
-        diff = render_file_diff(result.old_bytes, result.new_bytes, _display(result.path), new_name)
+        root = engine.options.repo_root
+        new_name = None if result.new_path is None else diff_name(result.new_path, root)
+        diff = render_file_diff(result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name)
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff

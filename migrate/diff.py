@@ -61,9 +61,31 @@ def _show(prefix: str, line: str) -> str:
     return shown
 
 
+_C_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r"}
+_C_ESCAPES.update({ord('"'): '\\"', ord("\\"): "\\\\"})
+
+
 def _label(prefix: str, name: str) -> str:
-    label = prefix + escape_text(name)
-    return label + "\t" if " " in label else label
+    """A diff header's file name as git writes it: as it is when plain (with a tab after it
+    when it holds a space, so `patch` reads it whole); else C-quoted, with every byte of a
+    control character, a quote, a backslash or a non-ASCII character that could mislead a
+    terminal (or that is not UTF-8) escaped, which both `git apply` and `patch` unquote."""
+    label = prefix + name
+    if not (_UNSAFE_IN_LINE.search(label) or '"' in label or "\\" in label or "\t" in label or _has_surrogate(label)):
+        return label + "\t" if " " in label else label
+    out = []
+    for byte in label.encode("utf-8", "surrogateescape"):
+        if byte in _C_ESCAPES:
+            out.append(_C_ESCAPES[byte])
+        elif byte < 0x20 or byte >= 0x7F:
+            out.append(f"\\{byte:03o}")
+        else:
+            out.append(chr(byte))
+    return '"' + "".join(out) + '"'
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\udc80" <= char <= "\udcff" for char in text)
 
 
 def render_diff(old: str, new: str, old_name: str | None, new_name: str | None, context: int = 3) -> str:

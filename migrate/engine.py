@@ -61,6 +61,13 @@ def relative_source(path: Path, root: Path) -> str:
     return Path(os.path.relpath(full, base)).as_posix()
 
 
+def diff_name(path: Path, root: Path) -> str:
+    """The name of `path` in a diff header: relative to the repo `root`, as git writes it, so
+    the diff applies from there (`git apply`, `patch -p1`); as given when outside the root."""
+    relative = relative_source(path, root)
+    return Path(path).as_posix() if relative.startswith("../") else relative
+
+
 class Options(Record):
     """Settings of one run: `repo_root` (absolute), the caller's `skill` for files without one,
     `py_names` the names a bare case list in a Python module is a fixture under (`--py-name`)."""

@@ -39,7 +39,7 @@ from typing import Any, TextIO
 from migrate import contract as c
 from migrate.conservation import missing_leaves
 from migrate.diff import render_file_diff
-from migrate.engine import relative_source, write_atomic
+from migrate.engine import diff_name, relative_source, write_atomic
 from migrate.errors import FixtureError
 from migrate.external import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
 from migrate.normalize import normalize_payload
@@ -615,7 +615,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
         report.note(f"{shown}: unchanged ({_cases(plan.cases)}, {plan.adapter.format})", always=True)
         return report.exit_code
     if request.diff:
-        out.write(render_file_diff(plan.old_bytes, plan.new_bytes, shown))
+        out.write(render_file_diff(plan.old_bytes, plan.new_bytes, diff_name(request.dest, request.repo_root)))
     if request.check:
         report.found = True
     verb = "updated" if plan.old_bytes is not None else "imported"

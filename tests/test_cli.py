@@ -365,3 +365,20 @@ def test_the_printed_diff_applied_with_git_gives_what_migrate_writes(capsys, tmp
         }
 
     assert contents(trees["applied"]) == contents(trees["migrated"])
+
+
+def test_diff_headers_name_files_relative_to_the_repo_root(capsys, tmp_path):
+    legacy = tmp_path / "repo" / "skills" / "demo" / "evals" / "legacy.json"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text('{"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": "q"}]}\n')
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(legacy.read_text())
+    root = str(tmp_path / "repo")
+    _, out, _ = run(capsys, "migrate", "--diff", "--repo-root", root, str(legacy), str(outside))
+    headers = [line for line in out.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert headers == [
+        "--- a/skills/demo/evals/legacy.json",
+        "+++ b/skills/demo/evals/legacy.json",
+        f"--- a/{outside.as_posix()}",  # outside the root: as given
+        f"+++ b/{outside.as_posix()}",
+    ]

@@ -68,12 +68,20 @@ def test_a_name_with_a_space_ends_with_a_tab():
     assert diff.startswith("--- a/my evals.json\t\n+++ b/my evals.json\t\n")
 
 
+def test_a_name_with_a_control_or_misleading_character_is_quoted_as_git_quotes_it():
+    diff = render_diff("a\n", "b\n", "x\ty\u202e\udcff.json", "x\ty\u202e\udcff.json")
+    assert diff.startswith('--- "a/x\\ty\\342\\200\\256\\377.json"\n+++ "b/x\\ty\\342\\200\\256\\377.json"\n')
+
+
 @pytest.mark.skipif(shutil.which("git") is None or shutil.which("patch") is None, reason="git or patch is missing")
 @pytest.mark.parametrize("tool", [["git", "apply"], ["patch", "-p1", "-s", "-i"]])
 def test_diffs_of_crlf_bom_and_spaced_names_apply(tmp_path, tool):
     files = {
         "my evals.json": ('\ufeff{\r\n  "a": 1\r\n}\r\n', '\ufeff{\r\n  "b": 1\r\n}\r\n'),
         "plain.yaml": ("a: 1\nb: 2\n", "a: 1\nc: 2"),
+        'tab\tand "quote".json': ("[1]\n", "[2]\n"),
+        "\u202ereversed.json": ("[1]\n", "[2]\n"),
+        "not-utf8-\udcff.json": ("[1]\n", "[2]\n"),
     }
     diff = ""
     for name, (old, new) in files.items():
