@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from migrate import contract as c
+from migrate.adapter import Context
 from migrate.conservation import missing_leaves
 from migrate.diff import render_file_diff
 from migrate.engine import Engine, FileResult, Options, reference_cases
@@ -80,14 +81,11 @@ def check_migration(
 
     data = orjson.loads(migrated.after)
     assert data["schema_version"] == c.CANONICAL_SCHEMA_VERSION
-    old_units = [unit.data for unit in load_document(Path(path), source.encode()).units]
-    assert not missing_leaves(old_units, [data])
+    old_units = load_document(Path(path), source.encode()).units
+    assert not missing_leaves([unit.data for unit in old_units], [data])
     after_cases = normalize_payload(data, source_file=new_path)
     assert after_cases, "the migrated file yields no case"
-    before = load_document(Path(path), source.encode()).units[0]
-    from migrate.adapter import Context
-
-    before_cases = reference_cases(before, Context(source_file=path))
+    before_cases = reference_cases(old_units[0], Context(source_file=path))
     if before_cases:
         assert _errors(after_cases) <= _errors(before_cases)
     return migrated
