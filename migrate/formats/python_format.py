@@ -331,18 +331,25 @@ a few thousand (the process dies, no exception), so deeper text never reaches it
 _BRACKETS = re.compile(r"[][(){}]")
 
 
+def _first_bracket_past(text: str, limit: int) -> int | None:
+    """The offset of the first bracket that opens level `limit + 1`, else None. Brackets are
+    counted over the whole text, strings and comments included, so the count errs high."""
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        depth += 1 if match.group() in "([{" else -1
+        if depth > limit:
+            return match.start()
+    return None
+
+
 def _refuse_deep_brackets(text: str) -> None:
     """Raise `FixtureError` when brackets may nest deeper than `MAX_BRACKETS`.
 
-    Brackets are counted over the whole text, strings and comments included, so the
-    count can only err high; only then does CPython's parser decide (it knows strings),
-    and a module it refuses is refused. CPython's parser is not the gate for every file:
-    the running Python may be older than the grammar libcst reads (PEP 695, say)."""
-    depth = deepest = 0
-    for bracket in _BRACKETS.findall(text):
-        depth += 1 if bracket in "([{" else -1
-        deepest = max(deepest, depth)
-    if deepest <= MAX_BRACKETS:
+    The bracket count (`_first_bracket_past`) can only err high; only then does CPython's
+    parser decide (it knows strings), and a module it refuses is refused. CPython's parser
+    is not the gate for every file: the running Python may be older than the grammar
+    libcst reads (PEP 695, say)."""
+    if _first_bracket_past(text, MAX_BRACKETS) is None:
         return
     try:
         ast.parse(text)
@@ -350,21 +357,15 @@ def _refuse_deep_brackets(text: str) -> None:
         raise FixtureError(
             f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset
         ) from None
-    except (ValueError, RecursionError, MemoryError) as error:
-        raise FixtureError(f"brackets nested too deeply to parse ({error})", code="too_deep") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise _too_deep(text) from None
 
 
 def _too_deep(text: str) -> FixtureError:
-    """`too_deep`, placed at the first bracket that opens level `MAX_DEPTH + 1` (counted over
-    the text, strings included; without such a bracket, unplaced)."""
-    depth = 0
-    for match in _BRACKETS.finditer(text):
-        depth += 1 if match.group() in "([{" else -1
-        if depth > MAX_DEPTH:
-            line, column = line_col(text, match.start())
-            break
-    else:
-        line = column = None
+    """`too_deep`, placed at the first bracket that opens level `MAX_DEPTH + 1` (unplaced
+    when the count finds none)."""
+    offset = _first_bracket_past(text, MAX_DEPTH)
+    line, column = line_col(text, offset) if offset is not None else (None, None)
     return FixtureError(
         f"nesting deeper than {MAX_DEPTH} levels is not supported", code="too_deep", line=line, column=column
     )
