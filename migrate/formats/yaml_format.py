@@ -61,6 +61,7 @@ from migrate.formats.yaml_text import (
     plain_value,
     tagged_value,
     tail_end,
+    walk,
 )
 from migrate.plan import Node, is_unchanged, materialize
 from migrate.plan import Path as NodePath
@@ -382,16 +383,16 @@ def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], li
 _ALIAS_NAME = re.compile(r"alias \*(\S+) ")
 
 
-def _anchor_place(text: str, message: str) -> tuple[int | None, int | None]:
-    """The 1-based line and column, in the original `text`, of the anchor that the alias
-    named in a `yaml_alias` `message` repeats; `(None, None)` when it cannot be found."""
+def _anchor_place(text: str, docs: list[YamlDoc], message: str) -> tuple[int | None, int | None]:
+    """The 1-based line and column, in `text` (composed as `docs`), of the anchor that the
+    alias named in a `yaml_alias` `message` repeats; `(None, None)` when it cannot be found."""
     found = _ALIAS_NAME.search(message)
     if found is None:
         return None, None
-    name = found.group(1)
-    for event in YAML(typ="safe", pure=True).parse(text):
-        if not isinstance(event, ev.AliasEvent) and getattr(event, "anchor", None) == name:
-            return event.start_mark.line + 1, event.start_mark.column + 1
+    for doc in docs:
+        for node in walk(doc.root) if doc.root is not None else ():
+            if node.anchor == found.group(1) and node.kind != ALIAS:
+                return line_col(text, node.start)
     return None, None
 
 
@@ -482,7 +483,7 @@ class YamlDocument(Document):
             docs, spans = compose(text)
         except FixtureError as error:
             if error.code == "yaml_alias":
-                line, column = _anchor_place(self.text, error.message)
+                line, column = _anchor_place(self.text, self.docs, error.message)
                 raise FixtureError(
                     f"refused: in the migrated file the {error.message}: a member holding the anchor "
                     "would move after a member that uses it; move the anchor by hand first",
