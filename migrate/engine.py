@@ -206,22 +206,16 @@ def reference_cases(unit: Unit, context: Context) -> list[NormalizedCase]:
     return normalize_payload(unit.data, source_file=context.source_file, skill=context.skill)
 
 
-def migrated_cases(
-    unit: Unit, adapter: Adapter, context: Context, target: Node | None = None, *, written: Context | None = None
-) -> list[NormalizedCase]:
+def migrated_cases(unit: Unit, adapter: Adapter, context: Context, target: Node | None = None) -> list[NormalizedCase]:
     """The normalized view of a payload as migrated, naming its source schema_version (the
-    compatibility check compares it with the reference's view of the source). With
-    `written` (the context of the file `migrate` writes, which a JSONL file's move renames),
-    exactly the view of the migrated file, which names v1 and `canonical`."""
+    compatibility check compares it with the reference's view of the source)."""
     target = adapter.to_canonical(unit, context) if target is None else target
     payload = materialize(target, unit.data)
-    source = unit.data if written is None else payload
-    view = context if written is None else written
-    version = source.get("schema_version") if isinstance(source, dict) else None
+    version = unit.data.get("schema_version") if isinstance(unit.data, dict) else None
     return normalize_payload(
         payload,
-        source_file=view.source_file,
-        skill=view.skill,
+        source_file=context.source_file,
+        skill=context.skill,
         schema_version=version if c.js_truthy(version) else None,
         normalized_from="canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter",
     )
@@ -501,31 +495,45 @@ class Reader:
 
     def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
         assert loaded.document is not None
-        context = self.engine.options.context(loaded.path)
-        # As migrated: the file as `migrate` leaves it, under its new name when it moves (JSONL);
-        # a file `migrate` would refuse has no such view, only the refusal.
-        written = self.engine.options.context(loaded.document.output_path) if as_migrated else None
-        if as_migrated:
-            planned = self.engine.plan_bytes(loaded.path, loaded.document.raw)
-            if planned.error is not None:
-                raise planned.error
+        if not as_migrated:
+            return self._read_cases(loaded, loaded, origins)
+        # As `normalize` reads the file once `migrate` has run: the planned bytes read back,
+        # under the new name when the file moves (JSONL). A file `migrate` would refuse has
+        # only its refusal; one read despite a repeated key (reported already) has none.
+        if loaded.duplicate is not None:
+            return []
+        planned = self.engine.plan_bytes(loaded.path, loaded.document.raw)
+        if planned.error is not None:
+            raise planned.error
+        if planned.status != "changed":
+            return self._read_cases(loaded, loaded, origins)
+        assert planned.new_bytes is not None
+        path = planned.new_path or loaded.path
+        document = load_document(path, planned.new_bytes, py_names=self.engine.options.py_names)
+        return self._read_cases(LoadedFile(path, document, self.engine.detect(document)), loaded, origins)
+
+    def _read_cases(
+        self, file: LoadedFile, placed_in: LoadedFile, origins: list[CaseOrigin] | None
+    ) -> list[NormalizedCase]:
+        """The normalized cases of `file`: the reference's view of each payload, the view of
+        its migration for a bare case list (which the reference cannot read). `origins` get
+        the places of the cases in `placed_in` (the file on disk), where they line up."""
+        assert file.document is not None
+        context = self.engine.options.context(file.path)
         cases: list[NormalizedCase] = []
-        for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
+        for index, (unit, adapter) in enumerate(zip(file.document.units, file.adapters, strict=True)):
             if adapter is None:
                 continue
-            if as_migrated or unit.shape != "payload":
+            if unit.shape != "payload":
                 try:
-                    # A bare case list bound to a name in code (Python's CASES) stays one and
-                    # names no version when read again; any other becomes a canonical payload.
-                    becomes_payload = unit.shape == "payload" or unit.binding is None
-                    found = migrated_cases(unit, adapter, context, written=written if becomes_payload else None)
+                    found = migrated_cases(unit, adapter, context)
                 except FixtureError as error:
-                    raise _place(error, loaded.document, index) from None
+                    raise _place(error, file.document, index) from None
             else:
                 found = reference_cases(unit, context)
             cases.extend(found)
             if origins is not None:
-                origins.extend(_case_origins(loaded, index, len(found)))
+                origins.extend(_case_origins(placed_in, index, len(found)))
         return cases
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
@@ -561,6 +569,8 @@ def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin
     """The origins of the `count` cases normalized from unit `index`: the object entries of
     its case list in order, when their number is `count`; else unknown."""
     assert loaded.document is not None
+    if index >= len(loaded.document.units):
+        return [CaseOrigin(loaded) for _ in range(count)]
     data = loaded.document.units[index].data
     if isinstance(data, list):
         paths: list[tuple[str | int, ...]] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]

@@ -382,3 +382,16 @@ def test_diff_headers_name_files_relative_to_the_repo_root(capsys, tmp_path):
         f"--- a/{outside.as_posix()}",  # outside the root: as given
         f"+++ b/{outside.as_posix()}",
     ]
+
+
+def test_validate_as_migrated_reports_a_repeated_key_once(capsys, tmp_path):
+    fixture = tmp_path / "d.json"
+    fixture.write_text(
+        '{"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": "q"}],\n'
+        ' "examples": [{"name": "b", "user_intent": "r"}]}\n'
+    )
+    code, _, err = run(
+        capsys, "validate", "--as-migrated", "--no-ref-check", "--repo-root", str(tmp_path), str(fixture)
+    )
+    assert code == 2
+    assert err.count("[duplicate_key]") == 1 and "file errors: 1" in err
