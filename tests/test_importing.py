@@ -37,6 +37,11 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def import_to_o(capsys, tmp_path: Path, *args: str | Path, skill: str = "x") -> tuple[int, str, str]:
+    """`fixture-migrate import ARGS --out tmp_path/o.json --skill SKILL --repo-root tmp_path`."""
+    return run(capsys, "import", *args, "--out", tmp_path / "o.json", "--skill", skill, "--repo-root", tmp_path)
+
+
 def do_import(capsys, repo: Path, *extra: str | Path) -> tuple[int, str, str]:
     return run(capsys, "import", repo / "vendor/evals/samples.jsonl", "--out", repo / DEST, "--repo-root", repo, *extra)
 
@@ -336,9 +341,7 @@ def test_bad_input_is_a_clear_error_and_nothing_is_written(capsys, tmp_path, fil
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text, encoding="utf-8")
-    code, out, err = run(
-        capsys, "import", tmp_path / source, "--out", tmp_path / "o.json", "--skill", "x", "--repo-root", tmp_path
-    )
+    code, out, err = import_to_o(capsys, tmp_path, tmp_path / source)
     assert code == 2
     assert expected in err
     assert "Traceback" not in err and out == ""
@@ -348,44 +351,20 @@ def test_bad_input_is_a_clear_error_and_nothing_is_written(capsys, tmp_path, fil
 def test_every_bad_source_is_reported(capsys, tmp_path):
     (tmp_path / "a.jsonl").write_text("[1]\n")
     (tmp_path / "b.csv").write_text("x,y\n1\n")
-    code, _, err = run(
-        capsys,
-        "import",
-        tmp_path / "a.jsonl",
-        tmp_path / "b.csv",
-        "--out",
-        tmp_path / "o.json",
-        "--skill",
-        "x",
-        "--repo-root",
-        tmp_path,
-    )
+    code, _, err = import_to_o(capsys, tmp_path, tmp_path / "a.jsonl", tmp_path / "b.csv")
     assert code == 2 and "a.jsonl:1:1" in err and "b.csv:2:1" in err
 
 
 def test_sources_of_different_formats_are_refused(capsys, tmp_path):
     (tmp_path / "a.jsonl").write_text('{"input": "a", "ideal": "b"}\n')
     (tmp_path / "b.json").write_text('[{"inputs": {"q": "a"}, "outputs": null}]')
-    code, _, err = run(
-        capsys,
-        "import",
-        tmp_path / "a.jsonl",
-        tmp_path / "b.json",
-        "--out",
-        tmp_path / "o.json",
-        "--skill",
-        "x",
-        "--repo-root",
-        tmp_path,
-    )
+    code, _, err = import_to_o(capsys, tmp_path, tmp_path / "a.jsonl", tmp_path / "b.json")
     assert code == 2 and "a.jsonl is openai-evals, " in err and "b.json is langsmith" in err
 
 
 def test_an_import_that_would_not_validate_is_refused(capsys, tmp_path):
     (tmp_path / "s.jsonl").write_text('{"input": "a", "ideal": "b"}\n{"input": "   ", "ideal": "c"}\n')
-    code, _, err = run(
-        capsys, "import", tmp_path / "s.jsonl", "--out", tmp_path / "o.json", "--skill", "x", "--repo-root", tmp_path
-    )
+    code, _, err = import_to_o(capsys, tmp_path, tmp_path / "s.jsonl")
     assert code == 2 and "s.jsonl:2: error: the imported case" in err and "[missing_input]" in err
 
 
@@ -501,19 +480,7 @@ def test_a_plugin_adapter_imports_its_format(capsys, site, tmp_path, snapshot_js
     assert "quiz_cards" in out and "external" in out
     text = check_import([cards], tmp_path / "out" / "cards.json", root=tmp_path, skill="geo")
     assert text == snapshot_json
-    code, _, err = run(
-        capsys,
-        "import",
-        cards,
-        "--from",
-        "quiz-cards",
-        "--out",
-        tmp_path / "o.json",
-        "--skill",
-        "geo",
-        "--repo-root",
-        tmp_path,
-    )
+    code, _, err = import_to_o(capsys, tmp_path, cards, "--from", "quiz-cards", skill="geo")
     assert code == 0, err
 
 
@@ -539,7 +506,7 @@ def test_a_plugin_bug_is_one_line_and_exit_2(capsys, site, tmp_path):
     install_distribution(site, "quiz-cards-adapter", "quiz_cards_plugin", code, "quiz = quiz_cards_plugin:QuizCards")
     cards = tmp_path / "deck.json"
     cards.write_text('{"cards": []}')
-    found, _, err = run(capsys, "import", cards, "--out", tmp_path / "o.json", "--skill", "x", "--repo-root", tmp_path)
+    found, _, err = import_to_o(capsys, tmp_path, cards)
     assert found == 2
     assert "error: internal error: IndexError: list index out of range [internal]" in err
     assert "Traceback" not in err
@@ -581,9 +548,7 @@ def test_a_pyproject_mapping_imports_a_local_format(capsys, tmp_path, snapshot_j
         ["lawyer"],
     )
     assert first["extensions"]["qa_sheet"]["reviewer"] == "ana"  # unmapped fields go to extensions
-    code, _, err = run(
-        capsys, "import", tmp_path / "qa.csv", "--out", tmp_path / "o.json", "--skill", "x", "--repo-root", tmp_path
-    )
+    code, _, err = import_to_o(capsys, tmp_path, tmp_path / "qa.csv")
     assert code == 2 and "unknown_format" in err  # mappings are never detected, only named
 
 
@@ -623,19 +588,7 @@ def test_mappings_come_from_the_configuration_file(capsys, tmp_path):
 def test_a_bad_pyproject_mapping_exits_2(capsys, tmp_path, table, message):
     (tmp_path / "pyproject.toml").write_text(table)
     (tmp_path / "qa.csv").write_text(QA_CSV)
-    code, _, err = run(
-        capsys,
-        "import",
-        tmp_path / "qa.csv",
-        "--from",
-        "x",
-        "--out",
-        tmp_path / "o.json",
-        "--skill",
-        "x",
-        "--repo-root",
-        tmp_path,
-    )
+    code, _, err = import_to_o(capsys, tmp_path, tmp_path / "qa.csv", "--from", "x")
     assert code == 2 and message in err and "pyproject.toml" in err
 
 
