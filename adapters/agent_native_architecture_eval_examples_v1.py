@@ -6,7 +6,7 @@ agent-native-architecture helper (skills/agent-native-architecture/evals/example
 becomes `expected_outcome`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="agent_native_architecture_eval_examples_v1",

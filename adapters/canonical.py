@@ -8,7 +8,7 @@ members (a case-level `must_find`, say, which the reference drops) move under th
 `skill` or `case-<n>` id is added to a canonical file.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="canonical",

@@ -14,11 +14,11 @@ list file-level members, make it a dict literal with a `cases` key.
 
 from __future__ import annotations
 
-from migrate import contract as c
-from migrate.adapter import Context
-from migrate.formats import Unit
-from migrate.mapping import CaseMapper
-from migrate.plan import Node, Obj, Val
+from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import Node, Obj, Val
 
 MAPPER = CaseMapper(fills={"input": ("prompt",)})
 

@@ -37,8 +37,8 @@ import ast
 import json
 from typing import Any
 
-from migrate import contract as c
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,

@@ -16,10 +16,10 @@ name this adapter so a reviewer knows no family-specific rule was applied.
 
 from __future__ import annotations
 
-from migrate.adapter import Context, looks_like_cases
-from migrate.formats import Unit
-from migrate.mapping import CaseMapper
-from migrate.plan import Node
+from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.adapting.protocol import Context, looks_like_cases
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import Node
 
 
 class GenericAdapter:

@@ -33,8 +33,8 @@ import json
 import re
 from typing import Any
 
-from migrate import contract as c
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,

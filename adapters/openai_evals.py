@@ -34,8 +34,8 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,

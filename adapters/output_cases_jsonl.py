@@ -13,11 +13,11 @@ not have, and `validate` says so.
 
 from __future__ import annotations
 
-from migrate import contract as c
-from migrate.adapter import Context
-from migrate.formats import Unit
-from migrate.mapping import CaseMapper
-from migrate.plan import Arr, Node, Obj, Val
+from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import Arr, Node, Obj, Val
 
 MAPPER = CaseMapper(fills={"input": ("prompt",)})
 

@@ -7,7 +7,7 @@ Cases live under `examples`, named by `name` (the id is its slug), with `user_in
 `extensions`, where the reference puts them too.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="prompt_examples_v1",

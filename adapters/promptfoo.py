@@ -71,8 +71,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,
@@ -87,7 +87,7 @@ from migrate.external import (
     render_vars,
     slug_tag,
 )
-from migrate.sources import PointerPath
+from fixture_migrate.importing.readers import PointerPath
 
 ASSERTION_TYPES = (
     "answer-relevance", "bleu", "classifier", "contains", "contains-all", "contains-any", "contains-html",

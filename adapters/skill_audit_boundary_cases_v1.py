@@ -4,7 +4,7 @@
 `expected` becomes `expected_outcome`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="skill_audit_boundary_cases_v1",

@@ -43,8 +43,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,

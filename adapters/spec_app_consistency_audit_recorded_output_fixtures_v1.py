@@ -6,7 +6,7 @@ The reference drops `input_summary`, `recorded_output` and `assertions` of each 
 and the file's `execution_kind`: they go under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_app_consistency_audit_recorded_output_fixtures_v1",

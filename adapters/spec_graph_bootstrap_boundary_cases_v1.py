@@ -6,7 +6,7 @@ the reference drops, states the boundary the case holds: it fills `boundary_note
 The files carry no `skill`: it is written from the path.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_graph_bootstrap_boundary_cases_v1",

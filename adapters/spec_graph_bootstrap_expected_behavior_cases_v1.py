@@ -6,7 +6,7 @@ The files carry no `skill`: it is written from the `skills/<name>/` path.
 `expected_decision` and `expected_output` become the `expected_outcome` object.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_graph_bootstrap_expected_behavior_cases_v1",

@@ -5,7 +5,7 @@ spec-graph-bootstrap (skills/spec-graph-bootstrap/evals/failure-cases.json, 2026
 the `skill` is written from the path.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_graph_bootstrap_failure_cases_v1",

@@ -6,7 +6,7 @@ Everything the reference drops (`input_files`, `baseline_risks`,
 `evidence_status`) goes under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_plan_output_quality_cases_v1",

@@ -8,7 +8,7 @@ output must not say. `case_type`, `quality_buckets` and the file's `case_contrac
 under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_prd_evals_v1",

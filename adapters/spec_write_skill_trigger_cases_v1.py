@@ -6,7 +6,7 @@ Cases carry `input` and `expected_outcome` already; the copies the reference dro
 `reason_code` go under `extensions`. Where a case lacks `input`, `prompt` fills it.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_skill_trigger_cases_v1",

@@ -6,7 +6,7 @@ reference builds; `context` goes under `extensions` as the reference copies it t
 `dispatch_authorization`, which the reference drops, goes under `extensions` too.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_tasks_boundary_cases_v1",

@@ -6,7 +6,7 @@ to 2026-06-22).
 reference builds.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_tasks_expected_behavior_cases_v1",

@@ -5,7 +5,7 @@
 reference builds; `context` goes under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_tasks_failure_cases_v1",

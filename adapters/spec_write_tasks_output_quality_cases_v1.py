@@ -8,7 +8,7 @@ The cases already use `input` and `expected_outcome`; everything the reference d
 `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_tasks_output_quality_cases_v1",

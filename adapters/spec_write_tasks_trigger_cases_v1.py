@@ -5,7 +5,7 @@
 `context` goes under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="spec_write_tasks_trigger_cases_v1",

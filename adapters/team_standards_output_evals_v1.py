@@ -8,7 +8,7 @@ stays under `extensions`). `must_not`, which the reference drops, fills
 and `threshold_result` go under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="team_standards_output_evals_v1",

@@ -8,7 +8,7 @@ The earliest version keeps its input only under `prompt` and its outcome only un
 `extensions` with `case_id`, `case_type`, `expected_mode` and `reason_code`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="team_standards_trigger_evals_v1",

@@ -6,7 +6,7 @@
 `artifact_expected`, `dispatch_decision`, `fallback_reason`) go under `extensions`.
 """
 
-from migrate.adapter import FamilyAdapter
+from fixture_migrate.adapting.protocol import FamilyAdapter
 
 ADAPTER = FamilyAdapter(
     name="using_spec_first_routing_cases_v1",

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrate.adapter import Context
-from migrate.formats import Unit
-from migrate.mapping import CaseMapper
-from migrate.plan import Arr, Node, Obj, Src, Val
+from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 
 SCHEMA_VERSION = "yao.semantic-trigger-cases.v1"
 LISTS = {

@@ -97,7 +97,7 @@ def fastest_interleaved(first: list[str], second: list[str], repeat: int) -> tup
 
 def tool() -> list[str]:
     script = shutil.which("fixture-migrate", path=str(Path(sys.executable).parent))
-    return [script] if script else [sys.executable, "-m", "migrate"]
+    return [script] if script else [sys.executable, "-m", "fixture_migrate"]
 
 
 def baseline(files: list[Path], work: Path, repeat: int) -> Run:

@@ -1,3 +1,3 @@
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 
 raise SystemExit(main())

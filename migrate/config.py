@@ -33,11 +33,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from migrate.adapter import Context
-from migrate.engine import Options, find_repo_root, iter_files, relative_source
-from migrate.errors import FixtureError
-from migrate.formats import DEFAULT_PY_NAMES, syntax_of
-from migrate.record import Record
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
+from fixture_migrate.migration.engine import Options
+from fixture_migrate.migration.paths import find_repo_root, relative_source
+from fixture_migrate.migration.walk import iter_files
+from fixture_migrate.slots import Record
 
 NEWLINE = b"\n"
 TABLE = "fixture-migrate"
@@ -213,7 +215,7 @@ class ConfiguredOptions(Options):
 
 
 def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Path, FixtureError | None]]:
-    """`engine.iter_files` over `paths`, keeping only the files `options.selection` selects
+    """`walk.iter_files` over `paths`, keeping only the files `options.selection` selects
     (all of them for plain `Options`). A path that does not exist still yields its error."""
     selection = getattr(options, "selection", None)
     if selection is None:

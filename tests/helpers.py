@@ -8,15 +8,14 @@ from typing import Any
 
 import orjson
 import pytest
-
-from migrate import contract as c
-from migrate.adapter import Context
-from migrate.conservation import missing_leaves
-from migrate.diff import render_file_diff
-from migrate.engine import Engine, FileResult, Options, reference_cases
-from migrate.formats import load_document
-from migrate.normalize import normalize_payload
-from migrate.validate import RefChecker, validate_cases
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.conservation import missing_leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.formats import load_document
+from fixture_migrate.migration.diff import render_file_diff
+from fixture_migrate.migration.engine import Engine, FileResult, Options, reference_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

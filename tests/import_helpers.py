@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.conservation import missing_leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.importing.pipeline import ImportFailed, ImportPlan, ImportRequest, plan_import
+from fixture_migrate.importing.readers import read_source, syntax_for
+from fixture_migrate.migration.engine import Engine, Options
 
-from migrate import contract as c
-from migrate.conservation import missing_leaves
-from migrate.engine import Engine, Options
-from migrate.importing import ImportFailed, ImportPlan, ImportRequest, plan_import
-from migrate.normalize import normalize_payload
-from migrate.sources import read_source, syntax_for
-from migrate.validate import RefChecker, validate_cases
 from tests.helpers import CORPUS, ROOT
 
 EXTERNAL = CORPUS / "external"

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,10 +33,10 @@ def run_cli(args: list[str], cwd: Path, monkeypatch: pytest.MonkeyPatch, capsys:
 
 
 def run_process(args: list[str], cwd: Path, env: dict[str, str] | None = None, **kwargs: object) -> Run:
-    """Run `python -m migrate ARGS` as a subprocess from `cwd`, stdout and stderr piped."""
+    """Run `python -m fixture_migrate ARGS` as a subprocess from `cwd`, stdout and stderr piped."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     done = subprocess.run(
-        [sys.executable, "-m", "migrate", *args],
+        [sys.executable, "-m", "fixture_migrate", *args],
         cwd=cwd,
         env=full_env,
         capture_output=True,

@@ -1,12 +1,12 @@
-"""`migrate.adapter`: the declarative family adapter, as built-ins and plugins use it."""
+"""`fixture_migrate.adapting.protocol`: the declarative family adapter, as built-ins and plugins use it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from migrate.adapter import Context, FamilyAdapter
-from migrate.formats import Unit
-from migrate.plan import materialize
+from fixture_migrate.adapting.protocol import Context, FamilyAdapter
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import materialize
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 
 LEGACY = """{
   "schema_version": "prompt-examples/v1",
@@ -296,14 +295,14 @@ def test_control_characters_are_escaped_in_diffs_and_messages(capsys, tmp_path):
 
 
 def test_python_dash_m_and_version():
-    done = subprocess.run([sys.executable, "-m", "migrate", "--version"], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "fixture_migrate", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("fixture-migrate ")
 
 
 def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
     (tmp_path / "legacy.json").write_text(LEGACY)
     probe = (
-        "import sys; from migrate.cli import main; code = main(['migrate', '--check', sys.argv[1]]); "
+        "import sys; from fixture_migrate.cli.app import main; code = main(['migrate', '--check', sys.argv[1]]); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from fixture_migrate import __version__
 
-from migrate import __version__
 from tests.runner import run_cli, run_process
 
 SUBCOMMANDS = ("migrate", "normalize", "validate", "detect", "adapters", "schema")

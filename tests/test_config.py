@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from fixture_migrate.config import ConfigError, compile_glob, find_config, read_config, resolve
 
-from migrate.config import ConfigError, compile_glob, find_config, read_config, resolve
 from tests.runner import run_cli, write_files
 
 LEGACY = """\

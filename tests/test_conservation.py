@@ -1,6 +1,6 @@
 """The conservation check: typed, counted leaves; cases and extensions objects may be filled."""
 
-from migrate.conservation import leaves, missing_leaves
+from fixture_migrate.contract.conservation import leaves, missing_leaves
 
 
 def test_leaves_are_typed():

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fixture_migrate.cli.commands import dump_json
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.compatibility import compatibility_violations
+from fixture_migrate.contract.conservation import leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.migration.engine import Engine, Options
+from fixture_migrate.migration.reader import Reader, validation_errors
 
-from migrate import contract as c
-from migrate.commands import dump_json
-from migrate.compatibility import compatibility_violations
-from migrate.conservation import leaves
-from migrate.engine import Engine, Options, Reader, validation_errors
-from migrate.normalize import normalize_payload
-from migrate.validate import RefChecker, validate_cases
 from tests.helpers import CORPUS_ABSENT, SPEC_FIRST
 
 ENTRIES = sorted(p.name for p in SPEC_FIRST.iterdir() if p.is_dir()) if SPEC_FIRST.is_dir() else []

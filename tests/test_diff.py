@@ -5,10 +5,9 @@ import shutil
 import subprocess
 
 import pytest
+from fixture_migrate.migration.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from migrate.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
 
 
 def apply_unified(old: str, diff: str) -> str:

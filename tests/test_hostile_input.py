@@ -1,7 +1,7 @@
 """Hostile and odd input: each is a clear one-line error or a correct result, never a
 traceback, never a partial write. Mostly JSON and JSON Lines (the parsers' own
 limits); the YAML-tag and Python-import cases at the end need those syntaxes, which
-`migrate.formats` registers.
+`fixture_migrate.formats` registers.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_migrate.cli.app import main
+from fixture_migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, load_document, nesting_depth
+from fixture_migrate.formats.json_text import parse_spans
+from fixture_migrate.migration import writes
 
-from migrate import writes
-from migrate.cli import main
-from migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, load_document, nesting_depth
-from migrate.formats.json_text import parse_spans
 from tests.helpers import migrate_sample, plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,7 +176,7 @@ def test_deep_nesting_is_an_error_for_the_installed_command_too(tmp_path):
     fixture = tmp_path / "cases.json"
     fixture.write_text(deep_json(DEEP))
     done = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", str(fixture)], capture_output=True, text=True, env=ENV
+        [sys.executable, "-m", "fixture_migrate", "migrate", str(fixture)], capture_output=True, text=True, env=ENV
     )
     assert done.returncode == 2 and "[too_deep]" in done.stderr and "Traceback" not in done.stderr
 
@@ -212,7 +212,7 @@ def test_the_span_parser_and_the_depth_count_are_iterative():
 
 
 def test_a_syntax_whose_parser_recurses_too_deep_gets_an_error(monkeypatch):
-    from migrate.formats import json_format
+    from fixture_migrate.formats import json_format
 
     def recurse(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
@@ -227,7 +227,7 @@ def test_a_syntax_whose_parser_recurses_too_deep_gets_an_error(monkeypatch):
 
 PEAK = """
 import sys
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 code = main(sys.argv[1:])
 status = open("/proc/self/status").read()
 print(next(line for line in status.splitlines() if line.startswith("VmHWM:")))
@@ -308,7 +308,7 @@ def test_a_named_pipe_in_a_walk_is_refused_not_waited_on(tmp_path):
     os.mkfifo(tmp_path / "pipe.json")
     (tmp_path / "cases.json").write_text(legacy())
     done = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", "--repo-root", str(tmp_path), str(tmp_path)],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(tmp_path), str(tmp_path)],
         capture_output=True,
         text=True,
         env=ENV,
@@ -390,7 +390,7 @@ def test_a_file_name_that_is_not_utf8_is_processed_and_printed_escaped(tmp_path)
     with open(name, "wb") as handle:
         handle.write(legacy().encode())
     done = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", "--repo-root", str(tmp_path), str(tmp_path)],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(tmp_path), str(tmp_path)],
         capture_output=True,
         env=ENV,
     )

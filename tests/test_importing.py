@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_migrate.adapting.registry import forget as forget_registries
+from fixture_migrate.cli.app import main
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats.json_format import JsonDocument
+from fixture_migrate.importing.pipeline import merge_target, render_new, same_data
+from fixture_migrate.migration.engine import Engine, Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from migrate import contract as c
-from migrate.cli import main
-from migrate.engine import Engine, Options
-from migrate.formats.json_format import JsonDocument
-from migrate.importing import merge_target, render_new, same_data
-from migrate.registry import forget as forget_registries
 from tests.import_helpers import EXAMPLES, check_import, plan
 
 SAMPLES = '{"input": "What is 2+2?", "ideal": "4"}\n{"input": "Capital of France?", "ideal": ["Paris"]}\n'
@@ -170,13 +170,13 @@ def test_a_repeated_text_id_is_renamed_and_kept(capsys, repo, name, text, fmt):
     ],
 )
 def test_repeated_ids_take_the_first_free_suffix(proposed, expected):
-    from migrate.external import unique_ids
+    from fixture_migrate.importing.base import unique_ids
 
     assert unique_ids(proposed) == expected
 
 
 def test_an_import_that_would_lose_a_value_is_refused_naming_it(capsys, repo, monkeypatch):
-    from migrate import importing
+    from fixture_migrate.importing import pipeline as importing
 
     real = importing.assemble_payload
 
@@ -368,7 +368,7 @@ def test_an_import_that_would_not_validate_is_refused(capsys, tmp_path):
     assert code == 2 and "s.jsonl:2: error: the imported case" in err and "[missing_input]" in err
 
 
-# --- import adapters never claim a file in `migrate` ------------------------------------------
+# --- import fixture_migrate.adapters never claim a file in `migrate` ------------------------------------------
 
 
 def test_external_formats_are_left_alone_by_migrate():
@@ -421,7 +421,7 @@ def test_an_update_in_place_is_the_new_data_in_the_layout_a_fresh_import_has(old
 QUIZ_PLUGIN = '''
 """A tiny import adapter shipped by a third-party distribution."""
 
-from migrate.external import Draft, ExternalAdapter, Sniff, content_id
+from fixture_migrate.importing.base import Draft, ExternalAdapter, Sniff, content_id
 
 
 class QuizCards(ExternalAdapter):
@@ -601,7 +601,7 @@ def test_an_alias_bomb_or_an_oversized_source_is_refused_unread(capsys, repo, mo
     config.write_text(text + "tests:\n  - vars: {question: hi, bomb: *i}\n")
     code, _, err = run(capsys, "import", config, "--out", repo / DEST, "--repo-root", repo)
     assert code == 2 and "expands to more than 1,000,000 values" in err
-    monkeypatch.setattr("migrate.writes.MAX_FILE_BYTES", 64)
+    monkeypatch.setattr("fixture_migrate.migration.writes.MAX_FILE_BYTES", 64)
     code, _, err = do_import(capsys, repo)
     assert code == 2 and "[too_large]" in err
     assert not (repo / DEST).exists()

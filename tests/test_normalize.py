@@ -1,9 +1,8 @@
 """normalize_payload: one test per rule of the reference normalizer (DESIGN.md, "Normalized case")."""
 
 import pytest
-
-from migrate import contract as c
-from migrate.normalize import normalize_payload
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import normalize_payload
 
 
 def one(case, **file):

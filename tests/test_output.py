@@ -6,11 +6,11 @@ import io
 import json
 
 import pytest
+from fixture_migrate.cli.output import annotation, use_colour, write_diff
+from fixture_migrate.cli.report import format_error
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.engine import first_changed_line
 
-from migrate.engine import first_changed_line
-from migrate.errors import FixtureError
-from migrate.output import annotation, use_colour, write_diff
-from migrate.report import format_error
 from tests.helpers import ROOT
 from tests.runner import run_cli, run_process, write_files
 

@@ -8,8 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from migrate.parallel import ordered_map
+from fixture_migrate.migration.parallel import ordered_map
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from generate import generate  # noqa: E402
@@ -42,7 +41,7 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
         [
             sys.executable,
             "-m",
-            "migrate",
+            "fixture_migrate",
             "migrate",
             "--diff",
             "--jobs",

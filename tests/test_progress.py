@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 import pytest
+from fixture_migrate.cli.output import make_report
+from fixture_migrate.cli.progress import THRESHOLD, wanted
+from fixture_migrate.cli.report import Report
 
-from migrate.output import make_report
-from migrate.progress import THRESHOLD, wanted
-from migrate.report import Report
 from tests.helpers import ROOT
 from tests.runner import run_process, write_files
 
@@ -56,7 +56,7 @@ def test_bar_on_a_terminal_stderr_and_clean_stdout(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "COLUMNS": "100"}
     env.pop("NO_COLOR", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "migrate", "migrate", "--check", "--output-format", "json", "."],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--check", "--output-format", "json", "."],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=slave,

@@ -26,22 +26,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.cli.commands import MigrateMode, run_detect, run_migrate, run_normalize, run_validate
+from fixture_migrate.cli.report import Report
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.compatibility import compatibility_violations
+from fixture_migrate.contract.conservation import missing_leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats import BOM, Unit, load_document
+from fixture_migrate.formats.json_format import parse_json
+from fixture_migrate.migration.engine import Engine, Options, reference_cases
 from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
-
-from migrate import contract as c
-from migrate.adapter import Context
-from migrate.commands import MigrateMode, run_detect, run_migrate, run_normalize, run_validate
-from migrate.compatibility import compatibility_violations
-from migrate.conservation import missing_leaves
-from migrate.engine import Engine, Options, reference_cases
-from migrate.errors import FixtureError
-from migrate.formats import BOM, Unit, load_document
-from migrate.formats.json_format import parse_json
-from migrate.normalize import normalize_payload
-from migrate.report import Report
-from migrate.validate import CaseIdRegistry, RefChecker, validate_case
 
 ROOT = Path("/repo")
 
@@ -397,7 +396,7 @@ PATH = "skills/demo/evals/cases.json"
 
 
 def test_every_family_is_generated():
-    from migrate.registry import default_registry
+    from fixture_migrate.adapting.registry import default_registry
 
     claimed = set()
     for version, (case_key, _, _) in FAMILIES.items():
@@ -535,7 +534,7 @@ def test_arbitrary_bytes_end_in_an_exit_code_and_a_message(raw, suffix):
 
 @given(raw=st.binary(max_size=64))
 def test_arbitrary_bytes_through_the_command_line(raw):
-    from migrate.cli import main
+    from fixture_migrate.cli.app import main
 
     with tempfile.TemporaryDirectory() as directory:
         fixture = Path(directory) / "cases.json"

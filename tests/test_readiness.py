@@ -6,16 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-
-from migrate import contract as c
-from migrate.normalize import normalize_payload
-from migrate.readiness import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.readiness import (
     bucket_coverage_basis,
     case_has_bucket_coverage,
     file_name_matches_bucket,
     readiness,
 )
-from migrate.validate import RefChecker
+from fixture_migrate.contract.validate import RefChecker
+
 from tests.runner import run_cli, write_files
 
 V1 = c.CANONICAL_SCHEMA_VERSION

@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 import pytest
-
-from migrate import commands, engine
-from migrate.engine import Engine, Options
-from migrate.report import Report
-from migrate.validate import RefChecker
-from migrate.writes import TEMP_SUFFIX
+from fixture_migrate.cli import commands
+from fixture_migrate.cli.report import Report
+from fixture_migrate.contract.validate import RefChecker
+from fixture_migrate.migration import engine, walk
+from fixture_migrate.migration.engine import Engine, Options
+from fixture_migrate.migration.writes import TEMP_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "legacy"
@@ -88,7 +88,7 @@ def assert_each_file_whole(root: Path, original: dict[str, bytes], migrated: dic
 
 def migrate_process(root: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "migrate", "migrate", "--repo-root", str(root), *extra, str(root)],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(root), *extra, str(root)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -121,7 +121,7 @@ def test_sigkill_at_random_points_of_a_bulk_run_leaves_every_file_whole(tmp_path
         assert_each_file_whole(root, original, migrated, f"seed {SEED}, round {round_}, after {seen} files")
     assert kills >= 4, f"seed {SEED}: the runs ended before they could be killed"
     final = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", "--repo-root", str(root), str(root)],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(root), str(root)],
         capture_output=True,
         text=True,
         env=ENV,
@@ -134,7 +134,7 @@ def test_sigkill_at_random_points_of_a_bulk_run_leaves_every_file_whole(tmp_path
         assert now[new_name] == new, f"seed {SEED}: {new_name} is not migrated after the final run"
         assert new_name == name or name not in now
     check = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", "--check", "--repo-root", str(root), str(root)],
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--check", "--repo-root", str(root), str(root)],
         capture_output=True,
         env=ENV,
     )
@@ -143,7 +143,7 @@ def test_sigkill_at_random_points_of_a_bulk_run_leaves_every_file_whole(tmp_path
 
 KILLER = """
 import os, signal, sys
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 name, at = sys.argv[1], int(sys.argv[2])
 real, calls = getattr(os, name), [0]
 def hook(*args, **kwargs):
@@ -185,7 +185,7 @@ def test_sigkill_at_each_step_of_a_write(tmp_path, call):
     leftovers = assert_each_file_whole(root, original, migrated, f"seed {SEED}, killed at os.{call} call {at}")
     assert len(leftovers) <= 2, "at most the temporary file of the write in progress and one link to it"
     rerun = subprocess.run(
-        [sys.executable, "-m", "migrate", "migrate", "--repo-root", str(root), str(root)], capture_output=True, env=ENV
+        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(root), str(root)], capture_output=True, env=ENV
     )
     assert rerun.returncode == 0, rerun.stderr.decode()[-2000:]
     now = files(root)
@@ -439,7 +439,7 @@ def test_walk_does_not_follow_symlinked_directories_loops_or_escapes(tmp_path):
     (evals / "loop").symlink_to(evals, target_is_directory=True)
     (evals / "escape").symlink_to(outside, target_is_directory=True)
     (evals / "up").symlink_to("..", target_is_directory=True)
-    walked = [path for path, _ in engine.iter_files([root])]
+    walked = [path for path, _ in walk.iter_files([root])]
     assert walked == [evals / "a.json", evals / "b.json"]
     code, err = run_migrate(root)
     assert code == 0, err
@@ -550,7 +550,7 @@ def test_symlink_loop_in_a_source_ref_is_missing_not_a_hang(tmp_path):
 
 
 def test_validate_reports_the_escape_with_its_own_reason_code(tmp_path, capsys):
-    from migrate.cli import main
+    from fixture_migrate.cli.app import main
 
     root = tmp_path / "repo"
     evals = root / "skills" / "demo" / "evals"
@@ -569,7 +569,7 @@ def test_validate_reports_the_escape_with_its_own_reason_code(tmp_path, capsys):
 
 
 def test_read_only_commands_refuse_a_symlink_leading_outside_too(tmp_path, capsys):
-    from migrate.cli import main
+    from fixture_migrate.cli.app import main
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -582,7 +582,7 @@ def test_read_only_commands_refuse_a_symlink_leading_outside_too(tmp_path, capsy
 
 
 def test_a_jsonl_file_whose_json_name_is_a_symlink_leading_outside_is_left_alone(tmp_path, capsys):
-    from migrate.cli import main
+    from fixture_migrate.cli.app import main
 
     root = tmp_path / "repo"
     evals = root / "skills" / "x" / "evals" / "output"

@@ -9,11 +9,11 @@ from pathlib import Path
 import jsonschema
 import orjson
 import pytest
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.schema import canonical_schema
+from fixture_migrate.formats import load_document
+from fixture_migrate.migration.engine import Engine, Options
 
-from migrate import contract as c
-from migrate.engine import Engine, Options
-from migrate.formats import load_document
-from migrate.schema import canonical_schema
 from tests.helpers import ROOT, SPEC_FIRST, requires_corpus
 from tests.runner import run_cli
 

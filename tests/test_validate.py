@@ -3,10 +3,9 @@
 from pathlib import Path
 
 import pytest
-
-from migrate import contract as c
-from migrate.normalize import normalize_payload
-from migrate.validate import CaseIdRegistry, RefChecker, validate_case, validate_cases
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case, validate_cases
 
 
 def normalized(**case):

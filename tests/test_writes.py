@@ -1,4 +1,4 @@
-"""migrate.writes: bounded reads, atomic writes, symlinks, hard links, read-only files,
+"""fixture_migrate.migration.writes: bounded reads, atomic writes, symlinks, hard links, read-only files,
 concurrent edits, and the temporary file never staying behind on an error path."""
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ import stat
 from pathlib import Path
 
 import pytest
-
-from migrate import writes
-from migrate.errors import FixtureError
-from migrate.writes import (
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration import writes
+from fixture_migrate.migration.writes import (
     MAX_FILE_BYTES,
     TEMP_SUFFIX,
     HardLinks,

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from migrate.errors import FixtureError
-from migrate.plan import Node
-from migrate.plan import Path as NodePath
-from migrate.record import Record
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.target import Node
+from fixture_migrate.formats.target import Path as NodePath
+from fixture_migrate.slots import Record
 
 BOM = b"\xef\xbb\xbf"
 
@@ -31,10 +31,10 @@ DEFAULT_PY_NAMES = ("CASES", "FIXTURE")
 """Names a bare list of case dicts in a Python module is a fixture under, unless `--py-name` says others."""
 
 _MODULES = {
-    "json": "migrate.formats.json_format",
-    "jsonl": "migrate.formats.jsonl_format",
-    "yaml": "migrate.formats.yaml_format",
-    "python": "migrate.formats.python_format",
+    "json": "fixture_migrate.formats.json_format",
+    "jsonl": "fixture_migrate.formats.jsonl_format",
+    "yaml": "fixture_migrate.formats.yaml_format",
+    "python": "fixture_migrate.formats.python_format",
 }
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from migrate.plan import Arr, Node, Obj, Path, Src
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src
 
 
 @dataclass

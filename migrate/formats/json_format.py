@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
-from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text, integer_too_long
-from migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
-from migrate.plan import Node, Src
-from migrate.plan import Path as NodePath
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text, integer_too_long
+from fixture_migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
+from fixture_migrate.formats.target import Node, Src
+from fixture_migrate.formats.target import Path as NodePath
 
 CHECKS_DEPTH = True
 """`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""

@@ -2,7 +2,7 @@
 
 Parsing for data is orjson's job; this module only needs to know where each
 value, member and key sits in the original text, so that a target tree
-(`migrate.plan`) can be written back as edits of that text: a member that stays
+(`fixture_migrate.formats.target`) can be written back as edits of that text: a member that stays
 keeps its bytes, a member that moves keeps its text re-indented, separators
 between members that stay neighbours are kept as they were, and new members
 copy the file's own style (indent unit, `": "` spacing, inline or multi-line
@@ -15,9 +15,9 @@ import json
 import re
 from typing import Any
 
-from migrate.errors import FixtureError, line_col
-from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
-from migrate.record import Record
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_origin
+from fixture_migrate.slots import Record
 
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 

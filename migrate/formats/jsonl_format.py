@@ -15,12 +15,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from migrate.errors import FixtureError
-from migrate.formats import BOM, Document, Unit, decode_text
-from migrate.formats.json_format import parse_json
-from migrate.formats.json_text import ARRAY, JNode, JsonStyle, JsonWriter, parse_spans
-from migrate.plan import Node
-from migrate.plan import Path as NodePath
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats import BOM, Document, Unit, decode_text
+from fixture_migrate.formats.json_format import parse_json
+from fixture_migrate.formats.json_text import ARRAY, JNode, JsonStyle, JsonWriter, parse_spans
+from fixture_migrate.formats.target import Node
+from fixture_migrate.formats.target import Path as NodePath
 
 CHECKS_DEPTH = True  # parse_json refuses deep nesting line by line
 

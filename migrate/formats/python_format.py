@@ -40,11 +40,9 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from migrate import contract as c
-from migrate.errors import FixtureError, line_col
-from migrate.formats import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats import (
     BOM,
     DEFAULT_PY_NAMES,
     LONE_SURROGATE,
@@ -55,10 +53,11 @@ from migrate.formats import (
     decode_text,
     integer_too_long,
 )
-from migrate.formats.bracket_text import Layout
-from migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
-from migrate.plan import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
-from migrate.plan import Path as NodePath
+from fixture_migrate.formats.bracket_text import Layout
+from fixture_migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
+from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
+from fixture_migrate.formats.target import Path as NodePath
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 _FIXTURE_KEYS = ("schema_version", "cases", "examples")
 

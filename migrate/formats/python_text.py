@@ -2,9 +2,9 @@
 
 `python_format` finds the fixture literals of a module with libcst and builds
 their span trees; this module needs no parser. The writer turns a target tree
-(`migrate.plan`) into a new text for the literal alone, so the rest of the
+(`fixture_migrate.formats.target`) into a new text for the literal alone, so the rest of the
 module stays byte-identical, and within the literal it follows the same rules
-as the JSON and YAML writers (`migrate.formats.bracket_text`): members that stay
+as the JSON and YAML writers (`fixture_migrate.formats.bracket_text`): members that stay
 keep their text (string prefixes and quotes, implicit concatenation, trailing
 commas, line layout), a member that moves takes its text and its comments
 along, new members copy their neighbours' layout. A moved value is re-indented
@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from migrate.errors import FixtureError
-from migrate.formats.bracket_text import (
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.bracket_text import (
     CommentOwners,
     Layout,
     Piece,
@@ -27,7 +27,7 @@ from migrate.formats.bracket_text import (
     parse_layout,
     render_layout,
 )
-from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_origin
 
 SCALAR, DICT, LIST = 0, 1, 2
 

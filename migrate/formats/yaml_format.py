@@ -39,14 +39,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml import events as ev
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.reader import ReaderError
-
-from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, LONE_SURROGATE, MAX_NODES, Document, Unit, decode_text
-from migrate.formats.yaml_text import (
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats import BOM, LONE_SURROGATE, MAX_NODES, Document, Unit, decode_text
+from fixture_migrate.formats.target import Node, is_unchanged, materialize
+from fixture_migrate.formats.target import Path as NodePath
+from fixture_migrate.formats.yaml_text import (
     ALIAS,
     MAP,
     MERGE_KEY,
@@ -63,8 +60,10 @@ from migrate.formats.yaml_text import (
     tail_end,
     walk,
 )
-from migrate.plan import Node, is_unchanged, materialize
-from migrate.plan import Path as NodePath
+from ruamel.yaml import YAML
+from ruamel.yaml import events as ev
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#[^\n]*", re.MULTILINE)

@@ -2,7 +2,7 @@
 
 `yaml_format` builds the span tree from ruamel.yaml's parser events; this module
 holds what needs no parser. Like `json_text` for JSON, the writer turns a target
-tree (`migrate.plan`) into edits of the original text instead of dumping the
+tree (`fixture_migrate.formats.target`) into edits of the original text instead of dumping the
 document again, because a round-trip dump does not keep a file's bytes (it
 rewrites `~` and indentation, and comments cling to the member before them):
 
@@ -28,10 +28,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from migrate.errors import FixtureError, line_col
-from migrate.formats import MAX_INT_DIGITS, integer_too_long
-from migrate.formats.bracket_text import CommentOwners, Layout, Piece, comment_lines, parse_layout, render_layout
-from migrate.plan import Arr, Node, Obj, Path, Src, Val, node_origin
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats import MAX_INT_DIGITS, integer_too_long
+from fixture_migrate.formats.bracket_text import (
+    CommentOwners,
+    Layout,
+    Piece,
+    comment_lines,
+    parse_layout,
+    render_layout,
+)
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_origin
 
 SCALAR, MAP, SEQ, ALIAS = 0, 1, 2, 3
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fixture_migrate.cli.commands import MigrateMode, run_migrate
+from fixture_migrate.cli.report import Report
+from fixture_migrate.migration.engine import Options
 
-from migrate.commands import MigrateMode, run_migrate
-from migrate.engine import Options
-from migrate.report import Report
 from tests.helpers import check_migration, migrate_sample, plan
 
 ADAPTER = "generic"

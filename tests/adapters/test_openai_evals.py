@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+from fixture_migrate.adapters.openai_evals import class_tag
 
-from adapters.openai_evals import class_tag
 from tests.import_helpers import EXAMPLES, EXTERNAL, check_import, corpus_files, plan, refused, requires_external
 
 SAMPLES = EXAMPLES / "openai-evals" / "registry" / "data" / "capitals" / "samples.jsonl"

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fixture_migrate.adapters.promptfoo import _is_config, assertion_from_string, csv_row_to_test
+from fixture_migrate.importing.readers import read_source
 
-from adapters.promptfoo import _is_config, assertion_from_string, csv_row_to_test
-from migrate.sources import read_source
 from tests.import_helpers import EXAMPLES, EXTERNAL, check_import, corpus_files, plan, refused, requires_external
 
 CONFIG = EXAMPLES / "promptfoo" / "promptfooconfig.yaml"

@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.adapter import Context
-from migrate.conservation import missing_leaves
-from migrate.engine import Engine, Options, reference_cases
-from migrate.formats import load_document
-from migrate.normalize import normalize_payload
-from migrate.validate import RefChecker, validate_cases
+from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.conservation import missing_leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.formats import load_document
+from fixture_migrate.migration.engine import Engine, Options, reference_cases
+
 from tests.helpers import SPEC_FIRST, Migrated, migrate_sample, plan
 
 

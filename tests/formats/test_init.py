@@ -1,4 +1,4 @@
-"""`migrate.formats`: each syntax module is imported only when a file of that syntax is read."""
+"""`fixture_migrate.formats`: each syntax module is imported only when a file of that syntax is read."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.helpers import ROOT
 
 PROBE = """\
 import sys
-from migrate.cli import main
+from fixture_migrate.cli.app import main
 code = main(["migrate", "--check", sys.argv[1], "--repo-root", sys.argv[2]])
 loaded = sorted({name.split(".")[0] for name in sys.modules} & {"ruamel", "libcst"})
 print(code, ",".join(loaded) or "-")

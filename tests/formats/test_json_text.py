@@ -5,9 +5,9 @@ whole output, so every byte the writer adds or keeps is asserted.
 """
 
 import pytest
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.json_text import OBJECT, parse_spans
 
-from migrate.errors import FixtureError
-from migrate.formats.json_text import OBJECT, parse_spans
 from tests.helpers import plan
 
 V1 = '"schema_version": "spec-first.workflow-eval-fixtures.v1"'

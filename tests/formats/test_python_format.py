@@ -8,13 +8,13 @@ import pprint
 from pathlib import Path
 
 import pytest
+from fixture_migrate.cli.app import main
+from fixture_migrate.formats import load_document
+from fixture_migrate.migration.codemod import MigrateFixtureLiterals
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from libcst.codemod import CodemodTest
 
-from migrate.cli import main
-from migrate.formats import load_document
-from migrate.formats.python_codemod import MigrateFixtureLiterals
 from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,

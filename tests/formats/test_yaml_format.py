@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from fixture_migrate.cli.app import main
+from fixture_migrate.formats import load_document
+from fixture_migrate.formats.yaml_text import double_quoted, plain_ok, plain_value, tagged_value
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from migrate.cli import main
-from migrate.formats import load_document
-from migrate.formats.yaml_text import double_quoted, plain_ok, plain_value, tagged_value
 from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,

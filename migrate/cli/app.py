@@ -1,4 +1,4 @@
-"""The `fixture-migrate` command line: parses options, calls `migrate.commands`.
+"""The `fixture-migrate` command line: parses options, calls `fixture_migrate.cli.commands`.
 
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from migrate import __version__, commands
-from migrate.config import ConfigError, Settings, resolve
-from migrate.diff import escape_text
-from migrate.output import make_report
-from migrate.parallel import default_jobs
-from migrate.registry import RegistryError
+from fixture_migrate import __version__
+from fixture_migrate.adapting.registry import RegistryError
+from fixture_migrate.cli import commands
+from fixture_migrate.cli.output import make_report
+from fixture_migrate.config import ConfigError, Settings, resolve
+from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.migration.parallel import default_jobs
 
 app = typer.Typer(
     name="fixture-migrate",
@@ -41,7 +41,7 @@ class NormalizeFormat(StrEnum):
 
 
 class ReviewFormat(StrEnum):
-    """Output formats of the review-facing subcommands (`migrate.output`)."""
+    """Output formats of the review-facing subcommands (`fixture_migrate.cli.output`)."""
 
     text = "text"
     json = "json"
@@ -406,7 +406,7 @@ def import_(
       fixture-migrate import evals/evals.json --out skills/demo/evals/imported.json
       fixture-migrate import promptfooconfig.yaml --out skills/demo/evals/promptfoo.json --diff
     """
-    from migrate.importing import ImportRequest, run_import
+    from fixture_migrate.importing.pipeline import ImportRequest, run_import
 
     settings = _settings(ctx, "import")
     fields: dict[str, str] = {}

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrate import contract as c
-from migrate.engine import CaseOrigin
-from migrate.errors import FixtureError
-from migrate.plan import Path as NodePath
+from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.target import Path as NodePath
+from fixture_migrate.migration.reader import CaseOrigin
 
 _CASE_MEMBERS: dict[str, tuple[str, ...]] = {
     c.MISSING_ID: ("id", "name"),

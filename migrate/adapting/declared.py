@@ -1,4 +1,4 @@
-"""Field-mapping import adapters declared in pyproject.toml: simple local formats, no code.
+"""Field-mapping import fixture_migrate.adapters declared in pyproject.toml: simple local formats, no code.
 
 A table `[tool.fixture-migrate.adapters.NAME]` in the repository's pyproject.toml
 declares an import adapter for record files (a JSON array, JSON Lines, a YAML
@@ -35,9 +35,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.errors import FixtureError
-from migrate.external import (
+from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
     ExternalAdapter,

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import libcst as cst
+from fixture_migrate.formats import DEFAULT_PY_NAMES
 from libcst.codemod import CodemodCommand, CodemodContext, SkipFile
-
-from migrate.formats import DEFAULT_PY_NAMES
 
 
 class MigrateFixtureLiterals(CodemodCommand):
@@ -54,7 +53,7 @@ class MigrateFixtureLiterals(CodemodCommand):
         )
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        from migrate.engine import Engine, Options
+        from fixture_migrate.migration.engine import Engine, Options
 
         filename = self.context.filename or "fixture.py"
         path = Path(filename) if Path(filename).is_absolute() else self.repo_root / filename

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrate import contract as c
-from migrate.normalize import NormalizedCase
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import NormalizedCase
 
 _EMPTY: tuple[Any, ...] = ("", None, [])
 _MAY_GROW = ("coverage_tags", "forbidden_signals")
@@ -28,7 +28,7 @@ def _is_empty(value: Any) -> bool:
 def compatibility_violations(reference: list[NormalizedCase], migrated: list[NormalizedCase]) -> list[str]:
     """Why `migrated` is not compatible with `reference`, one line each; `[]` when it is.
 
-    Both are lists of normalized cases (`migrate.normalize.normalize_payload`), in
+    Both are lists of normalized cases (`fixture_migrate.contract.normalize.normalize_payload`), in
     file order. `source_file` is compared only for equality of the file's stem, as a
     JSONL file's migration is a `.json` file.
     """

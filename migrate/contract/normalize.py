@@ -1,7 +1,7 @@
 """The normalized view: one flat record per case, exactly as the reference builds it.
 
 `normalize_payload` reproduces `normalizeFixturePayload` of the reference
-normalizer rule by rule (see `migrate.contract` for where the rules live). It
+normalizer rule by rule (see `fixture_migrate.contract.rules` for where the rules live). It
 works on parsed data, whatever syntax the file was written in.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrate import contract as c
+from fixture_migrate.contract import rules as c
 
 _COPY_KEYS = frozenset(c.EXTENSION_COPY_KEYS)
 

@@ -3,7 +3,7 @@
 Data flows one way, as for `migrate` (DESIGN.md, "Architecture"):
 
 ```
-SRC... ─► migrate.sources (read: json · jsonl · yaml · csv; never written)
+SRC... ─► fixture_migrate.importing.readers (read: json · jsonl · yaml · csv; never written)
        ─► detection (--from auto: content first, file name second) ─► adapters/<format>.py
        ─► drafts ─► canonical payload ─► conservation + validation checks
        ─► render (new file, or the existing DEST edited in place) ─► diff / check / atomic write
@@ -15,12 +15,12 @@ SRC... ─► migrate.sources (read: json · jsonl · yaml · csv; never written
   an adapter refuses (a few-shot file, a keyword trigger list, an `evals` list
   without prompts) is refused with its reason. Nothing is guessed.
 - **Checks** before anything is written: every leaf value of every file read is in
-  the canonical file (`migrate.conservation`), and the file validates with the
+  the canonical file (`fixture_migrate.contract.conservation`), and the file validates with the
   reference's rules without the `source_refs` existence check (`validate
   --no-ref-check`); a failure is reported and nothing is written.
 - **Re-import**: when DEST exists, holds canonical v1 and the same data, its bytes
   stay. When the data changed, DEST is edited in place with the JSON span writer
-  (`migrate.formats.json_text`): unchanged members keep their text, cases are
+  (`fixture_migrate.formats.json_text`): unchanged members keep their text, cases are
   matched by id. `--diff` and `--check` behave as for `migrate`. DEST is owned by
   the import: hand edits to it are replaced (and shown by `--diff`); a file the
   import did not write (no `extensions.import`, or another format's) is never
@@ -36,17 +36,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from migrate import contract as c
-from migrate.conservation import missing_leaves
-from migrate.diff import render_file_diff
-from migrate.engine import diff_name, relative_source, write_atomic
-from migrate.errors import FixtureError
-from migrate.external import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
-from migrate.normalize import normalize_payload
-from migrate.plan import Arr, Node, Obj, Src, Val
-from migrate.report import Report
-from migrate.sources import Source, SourceError, is_lfs_pointer, read_source, syntax_for
-from migrate.validate import RefChecker, validate_cases
+from fixture_migrate.cli.report import Report
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.conservation import missing_leaves
+from fixture_migrate.contract.normalize import normalize_payload
+from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
+from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
+from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
+from fixture_migrate.migration.diff import render_file_diff
+from fixture_migrate.migration.engine import write_atomic
+from fixture_migrate.migration.paths import diff_name, relative_source
 
 AUTO = "auto"
 
@@ -110,21 +111,21 @@ def _fail(path: Path | str, message: str, code: str, **where: Any) -> ImportFail
 
 
 def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[ImportAdapter]:
-    """Every import adapter: the built-in ones and plugins (`migrate.registry`), then the
+    """Every import adapter: the built-in ones and plugins (`fixture_migrate.adapting.registry`), then the
     field mappings of `[tool.fixture-migrate.adapters.NAME]` in `config_path` (by default
     `repo_root/pyproject.toml`).
 
     Raises `ImportFailed` for a bad pyproject table or a name that is taken.
     """
-    from migrate.mapped import MappedAdapterError, mapped_adapters
-    from migrate.registry import default_registry
+    from fixture_migrate.adapting.declared import MappedAdapterError, mapped_adapters
+    from fixture_migrate.adapting.registry import default_registry
 
     found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and isinstance(a, ImportAdapter)]
     seen: dict[str, str] = {}
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:
             if key in seen:
-                raise _fail("--from", f"import adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
+                raise _fail("--from", f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
             seen[key] = adapter.name
     taken = {_key(a.name) for a in default_registry()} | set(seen)
     try:
@@ -487,7 +488,7 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
     """
     if old_bytes is None:
         return render_new(payload)
-    from migrate.formats.json_format import JsonDocument, parse_json
+    from fixture_migrate.formats.json_format import JsonDocument, parse_json
 
     try:
         document = JsonDocument(dest, old_bytes)

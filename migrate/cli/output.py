@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from migrate.diff import escape_text
-from migrate.errors import FixtureError
-from migrate.report import Report, next_step
+from fixture_migrate.cli.report import Report, next_step
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.diff import escape_text
 
 FORMATS = ("text", "json", "github")
 
@@ -39,7 +39,7 @@ _STYLES = (("+++ ", "bold"), ("--- ", "bold"), ("@@", "cyan"), ("+", "green"), (
 
 
 def write_diff(out: TextIO, diff: str, *, colour: bool | None = None) -> None:
-    """Write a unified diff (from `migrate.diff.render_diff`, already terminal-safe) to `out`,
+    """Write a unified diff (from `fixture_migrate.migration.diff.render_diff`, already terminal-safe) to `out`,
     coloured when `colour` (default: `use_colour(out)`). rich is imported only to colour."""
     if not diff:
         return
@@ -105,7 +105,7 @@ class GithubReport(Report):
 
     def file_name(self, path: Path | str) -> str:
         """`path` relative to the repository root, as GitHub places annotations."""
-        from migrate.engine import relative_source
+        from fixture_migrate.migration.paths import relative_source
 
         return relative_source(Path(path), self.root)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from migrate import contract as c
+from fixture_migrate.contract import rules as c
 
 SCHEMA_ID = "urn:fixture-migrate:schema:spec-first.workflow-eval-fixtures.v1"
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from migrate.report import Report
+    from fixture_migrate.cli.report import Report
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ canonical pass-through, then the legacy families (each told apart by its
 schema_version or shape), then `case_list` (bare case lists bound to a name in
 code) and `generic`, which claims any payload with a case list and so must come
 last. The first adapter that claims a unit migrates it.
-Import adapters (`kind = "external"`, `migrate.external`) are listed too; they
+Import adapters (`kind = "external"`, `fixture_migrate.importing.base`) are listed too; they
 never claim a unit, `fixture-migrate import` picks them.
 
 Third-party adapters come from the entry-point group `fixture_migrate.adapters`
@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from migrate.adapter import Adapter
-from migrate.formats import Unit
+from fixture_migrate.adapting.protocol import Adapter
+from fixture_migrate.formats import Unit
 
 MIGRATION_ADAPTERS = (
     "canonical",
@@ -65,7 +65,7 @@ IMPORT_ADAPTERS = (
     "deepeval",
     "langsmith",
 )
-"""Module names of the import adapters: they claim no file; `fixture-migrate import` picks them."""
+"""Module names of the import fixture_migrate.adapters: they claim no file; `fixture-migrate import` picks them."""
 
 BUILTIN_ADAPTERS = MIGRATION_ADAPTERS + IMPORT_ADAPTERS
 """Module names under `adapters/`, in detection order; each holds one `ADAPTER`."""
@@ -105,8 +105,8 @@ class Registry:
 
 
 def load_builtin(name: str) -> Adapter:
-    """The `ADAPTER` of the built-in module `adapters.<name>`."""
-    return importlib.import_module(f"adapters.{name}").ADAPTER
+    """The `ADAPTER` of the built-in module `fixture_migrate.adapters.<name>`."""
+    return importlib.import_module(f"fixture_migrate.adapters.{name}").ADAPTER
 
 
 ENTRY_POINT_GROUP = "fixture_migrate.adapters"
@@ -193,7 +193,7 @@ def _plugins() -> tuple[Adapter, ...]:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry of every built-in adapter (import adapters included) and the installed plugins."""
+    """The registry of every built-in adapter (import fixture_migrate.adapters included) and the installed plugins."""
     return Registry([*(load_builtin(name) for name in BUILTIN_ADAPTERS), *_plugins()])
 
 
@@ -233,7 +233,7 @@ class _OnDemandRegistry(Registry):
 
 @lru_cache(maxsize=1)
 def migration_registry() -> Registry:
-    """The adapters that can claim a file (no import adapters), and the installed plugins:
+    """The adapters that can claim a file (no import fixture_migrate.adapters), and the installed plugins:
     what `migrate`, `normalize`, `validate` and `detect` ask, loaded on demand."""
     return _OnDemandRegistry()
 

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrate import contract as c
-from migrate.normalize import NormalizedCase
-from migrate.validate import RefChecker, has_bucket_tag, validate_case
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import NormalizedCase
+from fixture_migrate.contract.validate import RefChecker, has_bucket_tag, validate_case
 
 DECLARED = "declared_coverage_tags"
 LEGACY_FILENAME = "legacy_filename_fallback"

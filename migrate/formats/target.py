@@ -1,7 +1,7 @@
 """The target tree: what a migrated payload holds, and where each piece comes from.
 
 Adapters describe the canonical payload they want as a tree of four node kinds;
-the syntax writers in `migrate.formats` turn that tree into text by editing the
+the syntax writers in `fixture_migrate.formats` turn that tree into text by editing the
 original file, so every piece that comes from the source keeps its exact text:
 
 - `Src(path)`: the original value at `path` (a tuple of keys and indices from the
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from migrate.record import Record
+from fixture_migrate.slots import Record
 
 PathKey = Union[str, int]
 Path = tuple[PathKey, ...]
@@ -30,7 +30,7 @@ Path = tuple[PathKey, ...]
 
 class _Node(Record):
     """Value semantics for the four node kinds: equal when of one kind with equal fields
-    (plain slotted classes, see `migrate.record`: these are built for every member of
+    (plain slotted classes, see `fixture_migrate.slots`: these are built for every member of
     every file). `Src` and `Val` hash by value; `Obj` and `Arr` are mutable, like lists."""
 
     __slots__ = ()

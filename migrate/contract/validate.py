@@ -14,8 +14,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from migrate import contract as c
-from migrate.normalize import NormalizedCase
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import NormalizedCase
 
 ValidationError = dict[str, Any]
 """`{reason_code, message, skill, id, source_file, ...extra}`, as the reference builds it."""

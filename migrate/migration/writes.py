@@ -61,7 +61,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from migrate.errors import FixtureError
+from fixture_migrate.errors import FixtureError
 
 TEMP_SUFFIX = ".fixture-migrate.tmp"
 """Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""

@@ -8,7 +8,7 @@ the record; a JSON pointer such as `/evals/3` for an element of a JSON or YAML
 document) and to point an error at a line and column.
 
 The parsed `data` is what the conservation check compares the canonical file
-with (`migrate.conservation`), so it is kept exactly as read: a CSV file is a
+with (`fixture_migrate.contract.conservation`), so it is kept exactly as read: a CSV file is a
 list of `{column: cell}` objects whose cells are strings; a YAML file is the
 plain JSON data it stands for (timestamps stay the text they were written as;
 a value JSON cannot hold, such as `.inf` or `!!binary`, is an error). ruamel.yaml
@@ -26,9 +26,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from migrate.errors import FixtureError, line_col
-from migrate.formats import BOM, MAX_NODES, decode_text
-from migrate.writes import MAX_FILE_BYTES, read_fixture
+from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.formats import BOM, MAX_NODES, decode_text
+from fixture_migrate.migration.writes import MAX_FILE_BYTES, read_fixture
 
 SYNTAX_BY_SUFFIX = {
     ".json": "json",
@@ -172,7 +172,7 @@ class Source:
         return None
 
     def _json_place(self, path: PointerPath) -> tuple[int, int] | None:
-        from migrate.formats.json_text import parse_spans
+        from fixture_migrate.formats.json_text import parse_spans
 
         text = decode_text(self.raw)[0]
         try:
@@ -254,13 +254,13 @@ def read_source(path: Path, ref: str, raw: bytes | None = None, *, syntax: str |
 
 
 def _read_json(path: Path, ref: str, raw: bytes) -> Source:
-    from migrate.formats.json_format import parse_json
+    from fixture_migrate.formats.json_format import parse_json
 
     return Source(path, ref, "json", parse_json(raw.removeprefix(BOM)), raw)
 
 
 def _read_jsonl(path: Path, ref: str, raw: bytes) -> Source:
-    from migrate.formats.jsonl_format import JsonlDocument
+    from fixture_migrate.formats.jsonl_format import JsonlDocument
 
     document = JsonlDocument(path, raw)
     return Source(path, ref, "jsonl", document.units[0].data, raw, record_lines=[line for line, _, _ in document.lines])
@@ -409,7 +409,7 @@ def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int,
 
 
 def _key_text(key: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> str:
-    from migrate.contract import js_string
+    from fixture_migrate.contract.rules import js_string
 
     if isinstance(key, str):
         return str(key)

@@ -10,7 +10,7 @@ name), `tag` (the coverage tag every imported case gets, at file level),
 `namespace` (its key under `extensions`), `summary`, `id_rule` (one line
 recorded in the file), and two methods:
 
-- `sniff(source) -> Sniff | None`: whether the content of a `migrate.sources.Source`
+- `sniff(source) -> Sniff | None`: whether the content of a `fixture_migrate.importing.readers.Source`
   is this format (`Sniff("cases")` holds records, `Sniff("aux")` is read alongside,
   such as an OpenAI Evals registry YAML), a look-alike to refuse
   (`Sniff(refusal=...)`), or not this format (None, or `Sniff(miss=...)` with a reason).
@@ -56,9 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from migrate import contract as c
-from migrate.errors import FixtureError, MappingError
-from migrate.sources import PointerPath, Record, Source, SourceError, read_source
+from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError, MappingError
+from fixture_migrate.importing.readers import PointerPath, Record, Source, SourceError, read_source
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__bool__": lambda self: False})()
 """Marks a core field the case does not have (distinct from a null value)."""
@@ -148,7 +148,7 @@ class Job:
 
         Raises `SourceError` placed at `at` in `base`: `ref_outside` when the path (or a
         symlink in it) leaves `tree`, which is then never read; `missing_ref` when it
-        does not exist; and the read errors of `migrate.sources.read_source`.
+        does not exist; and the read errors of `fixture_migrate.importing.readers.read_source`.
         """
         path = resolve_within(base, spec, at=at, tree=tree, what=what)
         key = f"{syntax}:{path.resolve()}"

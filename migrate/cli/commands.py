@@ -3,7 +3,7 @@
 Each `run_*` function takes the resolved options, walks the paths, prints its
 product on `out` (diffs, normalized cases, validation errors, detections) and
 its messages through `report`, and returns the exit code the report decides.
-The typer layer (`migrate.cli`) only parses options and calls these.
+The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
 """
 
 from __future__ import annotations
@@ -15,27 +15,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
-
-from migrate import contract as c
-from migrate import output
-from migrate.config import iter_selected
-from migrate.diff import escape_json, escape_text, render_file_diff
-from migrate.engine import (
-    CaseOrigin,
-    Engine,
-    FileResult,
-    LoadedFile,
-    Options,
-    Reader,
-    diff_name,
-    unexpected,
-    validation_errors,
-)
-from migrate.errors import FixtureError
-from migrate.parallel import ordered_map
-from migrate.record import Record
-from migrate.report import Report
-from migrate.validate import RefChecker
+from fixture_migrate.cli import output
+from fixture_migrate.cli.report import Report
+from fixture_migrate.config import iter_selected
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.validate import RefChecker
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
+from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
+from fixture_migrate.migration.parallel import ordered_map
+from fixture_migrate.migration.paths import diff_name
+from fixture_migrate.migration.reader import CaseOrigin, LoadedFile, Reader, validation_errors
+from fixture_migrate.slots import Record
 
 
 class MigrateMode(Record):
@@ -208,7 +199,7 @@ def _handle_change(
 
 
 def _repo_path(engine: Engine, path: Path) -> str:
-    from migrate.engine import relative_source
+    from fixture_migrate.migration.paths import relative_source
 
     return relative_source(path, engine.options.repo_root)
 
@@ -368,7 +359,7 @@ def run_validate(
         assert places is not None
         _annotate_validation(errors, places, skills, out=out, root=options.repo_root)
     else:
-        from migrate.locate import error_place
+        from fixture_migrate.migration.locate import error_place
 
         assert places is not None
         for entry, origin in zip(errors, places, strict=True):
@@ -382,7 +373,7 @@ def run_validate(
                 escape_text(f"{place}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
             )
         if skills is not None:
-            from migrate.readiness import readiness_text
+            from fixture_migrate.contract.readiness import readiness_text
 
             out.write("".join(escape_text(line) + "\n" for line in readiness_text(skills).splitlines()))
     report.found = bool(errors) or (skills is not None and not all(skill.ready for skill in skills))
@@ -395,7 +386,7 @@ def run_validate(
 
 
 def _readiness(reader: Reader, loaded: list[LoadedFile], refs: RefChecker, *, as_migrated: bool) -> list[Any]:
-    from migrate.readiness import readiness
+    from fixture_migrate.contract.readiness import readiness
 
     cases = []
     for item in loaded:
@@ -410,8 +401,8 @@ def _readiness(reader: Reader, loaded: list[LoadedFile], refs: RefChecker, *, as
 def _annotate_validation(
     errors: list[dict[str, Any]], places: list[CaseOrigin], skills: list[Any] | None, *, out: TextIO, root: Path
 ) -> None:
-    from migrate.engine import relative_source
-    from migrate.locate import error_place
+    from fixture_migrate.migration.locate import error_place
+    from fixture_migrate.migration.paths import relative_source
 
     for entry, origin in zip(errors, places, strict=True):
         if entry["reason_code"] == c.DUPLICATE_KEY:
@@ -470,7 +461,7 @@ def run_detect(
             if output_format == "text":
                 out.write(escape_text(f"{where}: {claim}") + "\n")
             elif output_format == "github" and adapter is not None and adapter.kind != "canonical":
-                from migrate.engine import relative_source
+                from fixture_migrate.migration.paths import relative_source
 
                 message = (
                     f"legacy fixture ({claim}); `fixture-migrate migrate {_display(loaded.path)}` rewrites it as v1"
@@ -484,7 +475,7 @@ def run_detect(
 
 def run_schema(*, out: TextIO) -> int:
     """Print the JSON Schema (draft 2020-12) of a canonical v1 file."""
-    from migrate.schema import canonical_schema
+    from fixture_migrate.contract.schema import canonical_schema
 
     out.write(dump_json(canonical_schema()) + "\n")
     return 0
@@ -492,7 +483,7 @@ def run_schema(*, out: TextIO) -> int:
 
 def run_adapters(*, out: TextIO) -> int:
     """Print the registered adapters, one line each, in detection order."""
-    from migrate.registry import default_registry
+    from fixture_migrate.adapting.registry import default_registry
 
     adapters = list(default_registry())
     width = max(len(adapter.name) for adapter in adapters)

@@ -2,7 +2,7 @@
 
 `CaseMapper.map_case` turns one case into its canonical form and
 `CaseMapper.map_file` a whole `{..., "cases": [...]}` payload, both as target
-trees (`migrate.plan`). The rules make the migrated file normalize, by the
+trees (`fixture_migrate.formats.target`). The rules make the migrated file normalize, by the
 reference's own rules, to what the reference makes of the legacy file
 (DESIGN.md, "Compatibility"), while every source value stays in the file
 (DESIGN.md, "Conservation"):
@@ -32,11 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from migrate import contract as c
-from migrate.errors import MappingError
-from migrate.normalize import normalize_case_id
-from migrate.plan import Arr, Node, Obj, Path, Src, Val
-from migrate.record import Record
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import normalize_case_id
+from fixture_migrate.errors import MappingError
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val
+from fixture_migrate.slots import Record
 
 FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
 """Canonical case members an adapter may fill where the reference leaves them empty."""

@@ -2,7 +2,7 @@
 
 An adapter recognizes one legacy or external format (`claims`) and maps a
 payload of that format onto the canonical shape (`to_canonical`), as a target
-tree (`migrate.plan`) so the syntax writers can keep every unmoved byte. Most
+tree (`fixture_migrate.formats.target`) so the syntax writers can keep every unmoved byte. Most
 legacy families differ from the canonical shape only by the reference's own
 mapping plus a few members that fill what the reference leaves empty: those
 are a `FamilyAdapter` and a few lines of data.
@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from migrate import contract as c
-from migrate.formats import Unit
-from migrate.mapping import CaseMapper
-from migrate.plan import Node
-from migrate.record import Record
+from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats import Unit
+from fixture_migrate.formats.target import Node
+from fixture_migrate.slots import Record
 
 
 class Context(Record):
@@ -71,7 +71,7 @@ class Adapter(Protocol):
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         """The canonical payload for `unit` as a target tree; `Src(())` when nothing changes.
 
-        Raises `migrate.errors.MappingError` when the data cannot be mapped losslessly.
+        Raises `fixture_migrate.errors.MappingError` when the data cannot be mapped losslessly.
         """
         ...
 
@@ -81,9 +81,9 @@ class FamilyAdapter:
     """A legacy family told apart by its `schema_version` and mapped by the shared rules.
 
     `fills` names, per canonical case member, the family's members that fill it when
-    the reference leaves it empty (see `migrate.mapping.CaseMapper`).
+    the reference leaves it empty (see `fixture_migrate.adapting.case_mapper.CaseMapper`).
 
-    A dataclass, unlike the records in `migrate.record`: plugins may subclass it, as
+    A dataclass, unlike the records in `fixture_migrate.slots`: plugins may subclass it, as
     dataclasses themselves.
     """
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from migrate.diff import escape_text
-from migrate.errors import FixtureError
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.diff import escape_text
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -69,7 +69,7 @@ class Report:
     """Counts outcomes per status and prints what the user needs to know.
 
     `verbose` names every file; `quiet` prints only errors. Messages go to `err`.
-    `progress` allows a progress bar on `err` for long runs (`migrate.progress` decides
+    `progress` allows a progress bar on `err` for long runs (`fixture_migrate.cli.progress` decides
     whether one is shown); while it is shown, messages print above it.
     """
 
@@ -80,7 +80,7 @@ class Report:
         self.quiet = quiet
         self.verbose = verbose
         self.progress = progress
-        self.live: Any = None  # the progress display while one is shown (`migrate.progress`)
+        self.live: Any = None  # the progress display while one is shown (`fixture_migrate.cli.progress`)
         self.counts: Counter[str] = Counter()
         self.found = False
 
@@ -103,17 +103,17 @@ class Report:
 
     def sources(self, files: Iterable[T]) -> Iterable[T]:
         """`files` as they are, streamed, unless a progress bar may be shown: a bar needs
-        the total, so the files are listed first (see `migrate.progress`)."""
-        from migrate.progress import may_show
+        the total, so the files are listed first (see `fixture_migrate.cli.progress`)."""
+        from fixture_migrate.cli.progress import may_show
 
         return list(files) if may_show(self) else files
 
     def track(self, items: Iterable[T], label: str, total: int | None = None) -> Iterator[T]:
         """Iterate over `items`, showing a progress bar on `err` when the run is long (`total`
-        items; None when unknown: no bar) and `err` is a terminal (`migrate.progress.track`)."""
+        items; None when unknown: no bar) and `err` is a terminal (`fixture_migrate.cli.progress.track`)."""
         if total is None or not self.progress or self.quiet:
             return iter(items)
-        from migrate.progress import track
+        from fixture_migrate.cli.progress import track
 
         return track(items, self, label, total)
 

@@ -1,0 +1,32 @@
+"""Path helpers shared by the migration and import pipelines: the repo root, and the
+names a file has in reports (`source_file`) and in diff headers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def find_repo_root(start: Path) -> Path:
+    """The nearest directory at or above `start` holding `.git`, else `start` itself."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return start
+
+
+def relative_source(path: Path, root: Path) -> str:
+    """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
+    full = os.path.abspath(path)
+    base = os.path.abspath(root)
+    if full.startswith(base + os.sep):
+        return full[len(base) + 1 :].replace(os.sep, "/")
+    return Path(os.path.relpath(full, base)).as_posix()
+
+
+def diff_name(path: Path, root: Path) -> str:
+    """The name of `path` in a diff header: relative to the repo `root`, as git writes it, so
+    the diff applies from there (`git apply`, `patch -p1`); as given when outside the root."""
+    relative = relative_source(path, root)
+    return Path(path).as_posix() if relative.startswith("../") else relative

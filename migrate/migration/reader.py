@@ -1,0 +1,231 @@
+"""The read side: files read for `normalize`, `validate` and `detect`, the normalized cases
+of each, and their validation errors placed at the case they are about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixture_migrate.adapting.protocol import Adapter
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import NormalizedCase
+from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats import Document, load_document
+from fixture_migrate.migration.engine import (
+    Engine,
+    migrated_cases,
+    place_error,
+    read_document,
+    reference_cases,
+    unexpected,
+)
+from fixture_migrate.migration.writes import resolve_target
+from fixture_migrate.slots import Record
+
+
+class LoadedFile(Record):
+    """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its
+    error; `duplicate` a repeated key, read as JSON.parse reads it (the last one wins)."""
+
+    __slots__ = ("path", "document", "adapters", "error", "duplicate")
+
+    def __init__(
+        self,
+        path: Path,
+        document: Document | None = None,
+        adapters: list[Adapter | None] | None = None,
+        error: FixtureError | None = None,
+        duplicate: FixtureError | None = None,
+    ) -> None:
+        self.path = path
+        self.document = document
+        self.adapters = [] if adapters is None else adapters
+        self.error = error
+        self.duplicate = duplicate
+
+
+class Reader:
+    """Reads fixtures for the read-only commands, with the engine's registry and options."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def load(self, path: Path, *, last_duplicate_wins: bool = False) -> LoadedFile:
+        """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
+        key is read as the reference reads it (the last one wins) and the repeat is kept
+        in `duplicate`, so validation can report it beside the reference's errors. A symlink
+        leading outside the repo root is refused, as `migrate` refuses it. Errors, foreseen
+        or not, are in the result: one file never stops the run."""
+        try:
+            return self._load(path, last_duplicate_wins)
+        except Exception as exc:  # noqa: BLE001 - reported per file
+            return LoadedFile(path, error=unexpected(exc))
+
+    def _load(self, path: Path, last_duplicate_wins: bool) -> LoadedFile:
+        py_names = self.engine.options.py_names
+        try:
+            resolve_target(path, self.engine.options.repo_root)
+            document = read_document(path, py_names=py_names)
+        except FixtureError as error:
+            if error.code != "duplicate_key" or not last_duplicate_wins:
+                return LoadedFile(path, error=error)
+            try:
+                document = read_document(path, duplicates="last", py_names=py_names)
+            except FixtureError:
+                return LoadedFile(path, error=error)
+            return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
+        return LoadedFile(path, document, self.engine.detect(document))
+
+    def cases(
+        self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
+    ) -> list[NormalizedCase]:
+        """The normalized cases of a loaded file: the reference's view of each payload,
+        or with `as_migrated` (and for bare case lists, which the reference cannot read)
+        the view of its migration. Raises `FixtureError` for a mapping failure, or for
+        anything unforeseen (`unexpected`), so the caller reports it for this file.
+
+        With `origins`, one `CaseOrigin` per returned case is appended to it: where the
+        case is in the file (None for a case a migration makes from other data)."""
+        try:
+            return self._cases(loaded, as_migrated, origins)
+        except FixtureError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the caller reports it for this file
+            raise unexpected(exc) from None
+
+    def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
+        assert loaded.document is not None
+        if not as_migrated:
+            return self._read_cases(loaded, loaded, origins)
+        # As `normalize` reads the file once `migrate` has run: the planned bytes read back,
+        # under the new name when the file moves (JSONL). A file `migrate` would refuse has
+        # only its refusal; one read despite a repeated key (reported already) has none.
+        if loaded.duplicate is not None:
+            return []
+        planned = self.engine.plan_bytes(loaded.path, loaded.document.raw)
+        if planned.error is not None:
+            raise planned.error
+        if planned.status != "changed":
+            return self._read_cases(loaded, loaded, origins)
+        assert planned.new_bytes is not None
+        path = planned.new_path or loaded.path
+        document = load_document(path, planned.new_bytes, py_names=self.engine.options.py_names)
+        return self._read_cases(LoadedFile(path, document, self.engine.detect(document)), loaded, origins)
+
+    def _read_cases(
+        self, file: LoadedFile, placed_in: LoadedFile, origins: list[CaseOrigin] | None
+    ) -> list[NormalizedCase]:
+        """The normalized cases of `file`: the reference's view of each payload, the view of
+        its migration for a bare case list (which the reference cannot read). `origins` get
+        the places of the cases in `placed_in` (the file on disk), where they line up."""
+        assert file.document is not None
+        context = self.engine.options.context(file.path)
+        cases: list[NormalizedCase] = []
+        for index, (unit, adapter) in enumerate(zip(file.document.units, file.adapters, strict=True)):
+            if adapter is None:
+                continue
+            if unit.shape != "payload":
+                try:
+                    found = migrated_cases(unit, adapter, context)
+                except FixtureError as error:
+                    raise place_error(error, file.document, index) from None
+            else:
+                found = reference_cases(unit, context)
+            cases.extend(found)
+            if origins is not None:
+                origins.extend(_case_origins(placed_in, index, len(found)))
+        return cases
+
+    def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
+        """`(case number, place)` of each case that is not an object, over the file's payloads."""
+        assert loaded.document is not None
+        found = []
+        for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
+            if adapter is None or unit.shape != "payload":
+                continue
+            data = unit.data
+            key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+            if key is None:
+                continue
+            for i, entry in enumerate(data[key]):
+                if not isinstance(entry, dict):
+                    found.append((i + 1, loaded.document.locate(index, (key, i))))
+        return found
+
+
+class CaseOrigin(Record):
+    """Where a normalized case (or a validation error) comes from: the file, the unit of its
+    document and the payload path of the case (`("cases", 3)`; None where unknown)."""
+
+    __slots__ = ("file", "unit", "case")
+
+    def __init__(self, file: LoadedFile, unit: int | None = None, case: tuple[str | int, ...] | None = None) -> None:
+        self.file = file
+        self.unit = unit
+        self.case = case
+
+
+def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin]:
+    """The origins of the `count` cases normalized from unit `index`: the object entries of
+    its case list in order, when their number is `count`; else unknown."""
+    assert loaded.document is not None
+    if index >= len(loaded.document.units):
+        return [CaseOrigin(loaded) for _ in range(count)]
+    data = loaded.document.units[index].data
+    if isinstance(data, list):
+        paths: list[tuple[str | int, ...]] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
+    else:
+        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+        entries = data[key] if key is not None else []
+        paths = [(key, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
+    if len(paths) != count:
+        return [CaseOrigin(loaded, index) for _ in range(count)]
+    return [CaseOrigin(loaded, index, path) for path in paths]
+
+
+def validation_errors(
+    reader: Reader,
+    files: list[LoadedFile],
+    refs: RefChecker,
+    *,
+    as_migrated: bool = False,
+    places: list[CaseOrigin] | None = None,
+) -> tuple[list[ValidationError], list[tuple[Path, FixtureError]]]:
+    """The validation errors of all `files` (duplicate ids across them), and the files'
+    own errors (unreadable, bad syntax), in file order. With `places`, one `CaseOrigin`
+    per error is appended to it (the case the error is about, where known)."""
+    ids = CaseIdRegistry()
+    errors: list[ValidationError] = []
+    problems: list[tuple[Path, FixtureError]] = []
+    for loaded in files:
+        if loaded.error is not None:
+            problems.append((loaded.path, loaded.error))
+            continue
+        source_file = reader.engine.options.context(loaded.path).source_file
+        if loaded.duplicate is not None:
+            problems.append((loaded.path, loaded.duplicate))
+            where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
+            entry = {"source_file": source_file}
+            errors.append(make_error(c.DUPLICATE_KEY, entry, loaded.duplicate.message, **where))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
+        origins: list[CaseOrigin] | None = [] if places is not None else None
+        try:
+            cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
+        except FixtureError as error:
+            problems.append((loaded.path, error))
+            continue
+        if places is None or origins is None:
+            errors.extend(validate_cases(cases, refs, ids))
+        else:
+            for case, origin in zip(cases, origins, strict=True):
+                found = validate_cases([case], refs, ids)
+                errors.extend(found)
+                places.extend([origin] * len(found))
+        for number, where in reader.non_object_cases(loaded):
+            extra = {"line": where[0], "column": where[1]} if where else {}
+            entry = {"source_file": source_file, "id": None, "skill": None}
+            errors.append(make_error(c.CASE_NOT_OBJECT, entry, f"case {number} is not an object", **extra))
+            if places is not None:
+                places.append(CaseOrigin(loaded))
+    return errors, problems

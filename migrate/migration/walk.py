@@ -1,0 +1,48 @@
+"""The walk: which files a run over PATHS processes, in a stable order."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats import syntax_of
+from fixture_migrate.migration.writes import TEMP_SUFFIX
+
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
+    """Each file to process, in a stable order, with an error for a path that does not exist.
+
+    A directory is walked recursively for the suffixes `fixture_migrate.formats` reads, in
+    sorted order, skipping hidden and `SKIPPED_DIRS` directories and never following
+    a symlinked directory. A file named directly is yielded whatever its suffix.
+    """
+    paths = list(paths)
+    # One walk never meets a file twice; only overlapping arguments need remembering
+    # (and a long walk is not held in memory without need).
+    seen: set[Path] | None = set() if len(paths) > 1 else None
+    for path in paths:
+        if path.is_dir():
+            for found in _walk(path):
+                if seen is None or found not in seen:
+                    if seen is not None:
+                        seen.add(found)
+                    yield found, None
+        elif path.exists() or path.is_symlink():
+            if seen is None or path not in seen:
+                if seen is not None:
+                    seen.add(path)
+                yield path, None
+        else:
+            yield path, FixtureError("no such file or directory", code="io")
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(filenames):
+            if syntax_of(Path(name)) is not None and not name.endswith(TEMP_SUFFIX):
+                yield Path(directory) / name
