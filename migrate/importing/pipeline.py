@@ -34,9 +34,8 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
@@ -46,8 +45,11 @@ from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.engine import write_atomic
 from fixture_migrate.migration.paths import diff_name, relative_source
+from fixture_migrate.migration.writes import write_atomic
+
+if TYPE_CHECKING:  # `run_import` is the command's shell; only the command line passes a Report
+    from fixture_migrate.cli.report import Report
 
 AUTO = "auto"
 
