@@ -535,7 +535,7 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
         return old_bytes
     if old_bytes == render_new(old):
         # DEST is in the layout an import writes: the edit in place gives exactly a fresh
-        # render (tests/test_importing.py pins this), without the span parse of the old text.
+        # render (tests/importing/test_pipeline.py pins this), without the span parse of the old text.
         return render_new(payload)
     new_bytes = document.render([merge_target(payload, old)])
     try:

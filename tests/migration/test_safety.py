@@ -26,7 +26,7 @@ from fixture_migrate.migration import engine, walk
 from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "legacy"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 SEED = int(os.environ.get("FIXTURE_MIGRATE_TEST_SEED", random.randrange(1 << 32)))
