@@ -206,3 +206,16 @@ def _env() -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env["PYTHONSAFEPATH"] = "1"
     return env
+
+
+LONG = 550
+"""A module this long (about 500 lines, with some slack) says at its top why it is."""
+
+
+def test_long_modules_say_why() -> None:
+    unexplained = []
+    for module, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > LONG and "500" not in (ast.get_docstring(ast.parse(text)) or ""):
+            unexplained.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
+    assert unexplained == []

@@ -1,5 +1,9 @@
 """YAML fixture files (`.yaml`, `.yml`): read with ruamel.yaml's parser, written back as edits of the text.
 
+(Some 530 lines, over the ~500 the project aims for: composing the span tree from the
+parser's events, reading each scalar as every YAML reader reads it and placing each error
+in the text are one pass over one event stream.)
+
 Reading uses ruamel.yaml's pure-Python parser for its events, which carry the
 exact place of every node; the nodes are composed here, not by ruamel's
 constructors, so that:

@@ -1,5 +1,9 @@
 """`fixture-migrate import`: files written for other eval tools become one canonical v1 file.
 
+(Some 660 lines, over the ~500 the project aims for: detection, the assembly of the
+canonical payload, its checks and the in-place re-import are the steps of one pipeline;
+`run_import`, the command's shell, belongs with the other commands in `cli/`.)
+
 Data flows one way, as for `migrate` (DESIGN.md, "Architecture"):
 
 ```

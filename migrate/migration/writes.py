@@ -1,5 +1,8 @@
 """Safe file I/O: bounded reads, and writes that never leave a file half written.
 
+(Some 550 lines, over the ~500 the project aims for: every step of a safe write and the
+fault it guards against belong together, as README "Safety" describes them.)
+
 A bulk migration rewrites many files in a repository that may hold work in
 progress. Whatever happens (a crash, a kill, a full disk, a file edited
 meanwhile), every file must end up either exactly as it was or exactly
