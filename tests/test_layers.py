@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("adapters", ("adapters",)),
     ("registry", ("adapting.registry",)),
-    ("pipelines", ("migration", "importing.pipeline")),
+    ("pipelines", ("migration", "importing.pipeline", "exporting")),
     ("configuration", ("config",)),
     ("public API", ("", "_api")),  # "" is the package's `__init__`
     ("clients", ("cli", "__main__", "pytest_plugin")),
