@@ -219,3 +219,13 @@ def test_long_modules_say_why() -> None:
         if text.count("\n") > LONG and "500" not in (ast.get_docstring(ast.parse(text)) or ""):
             unexplained.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
     assert unexplained == []
+
+
+def test_the_pytest_plugin_uses_the_public_api_only() -> None:
+    found = {target for _, target in project_imports(f"{PACKAGE}.pytest_plugin")}
+    assert found == {PACKAGE}
+    source = MODULES[f"{PACKAGE}.pytest_plugin"].read_text(encoding="utf-8")
+    used = {node.attr for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == PACKAGE}
+    import fixture_migrate
+
+    assert used <= set(fixture_migrate.__all__)
