@@ -152,7 +152,11 @@ def _plan(result: Any) -> Plan:
 
 
 def migrate_text(
-    text: str | bytes, *, path: PathLike = DEFAULT_TEXT_PATH, repo_root: PathLike | None = None, skill: str | None = None
+    text: str | bytes,
+    *,
+    path: PathLike = DEFAULT_TEXT_PATH,
+    repo_root: PathLike | None = None,
+    skill: str | None = None,
 ) -> bytes:
     """The canonical v1 bytes of a fixture given as text (`str`, written as UTF-8) or bytes.
 

@@ -214,7 +214,7 @@ LONG = 550
 
 def test_long_modules_say_why() -> None:
     unexplained = []
-    for module, path in MODULES.items():
+    for path in MODULES.values():
         text = path.read_text(encoding="utf-8")
         if text.count("\n") > LONG and "500" not in (ast.get_docstring(ast.parse(text)) or ""):
             unexplained.append(f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines")
@@ -225,7 +225,11 @@ def test_the_pytest_plugin_uses_the_public_api_only() -> None:
     found = {target for _, target in project_imports(f"{PACKAGE}.pytest_plugin")}
     assert found == {PACKAGE}
     source = MODULES[f"{PACKAGE}.pytest_plugin"].read_text(encoding="utf-8")
-    used = {node.attr for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == PACKAGE}
+    used = {
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == PACKAGE
+    }
     import fixture_migrate
 
     assert used <= set(fixture_migrate.__all__)

@@ -69,7 +69,9 @@ def test_ini_option_and_paths(repo: pytest.Pytester) -> None:
 
 def test_duplicate_ids_are_counted_across_files(repo: pytest.Pytester) -> None:
     repo.path.joinpath("skills", "demo", "evals", "again.json").write_text(CANONICAL)
-    repo.makeini("[pytest]\nfixtures_check = true\nfixtures_check_paths =\n  skills/demo/evals/good.json\n  skills/demo/evals/again.json\n")
+    repo.makeini(
+        "[pytest]\nfixtures_check = true\nfixtures_check_paths =\n  skills/demo/evals/good.json\n  skills/demo/evals/again.json\n"
+    )
     result = repo.runpytest()
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*skills/demo/evals/*.json:5:*: duplicate_case_id: a: *"])

@@ -28,6 +28,7 @@ class Report(Protocol):
     progress: bool
     live: Any
 
+
 THRESHOLD = 200
 """A run over more files than this shows a progress bar (where it may)."""
 

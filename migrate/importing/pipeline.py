@@ -131,7 +131,7 @@ def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[Im
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:
             if key in seen:
-                raise _fail("--from", f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
+                raise _fail("--from", f"import adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
             seen[key] = adapter.name
     taken = {_key(a.name) for a in default_registry()} | set(seen)
     try:

@@ -9,6 +9,7 @@ rest under the case's `extensions`); nothing else is written. `normalize` and
 from pathlib import Path
 
 import pytest
+from fixture_migrate.adapters.case_list import ADAPTER as CASE_LIST
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
@@ -16,7 +17,6 @@ from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.formats import Unit, load_document
 from fixture_migrate.formats.target import materialize
 
-from fixture_migrate.adapters.case_list import ADAPTER as CASE_LIST
 from tests.helpers import assert_untouched, migrate_sample, plan
 
 ADAPTER = "case_list"

@@ -50,7 +50,9 @@ def test_a_changed_or_lost_value_is_named():
 
 
 def test_extensions_the_reference_copied_must_stay():
-    assert compatibility_violations(reference(), migrated(extensions={})) == ["case 1 (a): extensions.name lost or changed"]
+    assert compatibility_violations(reference(), migrated(extensions={})) == [
+        "case 1 (a): extensions.name lost or changed"
+    ]
 
 
 def test_the_migration_must_read_as_canonical():

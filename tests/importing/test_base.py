@@ -47,7 +47,11 @@ def test_unique_ids_keep_first_and_avoid_own_ids():
 
 def test_render_messages():
     assert render_messages([{"role": "user", "content": "only"}]) == "only"
-    chat = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "q1"}, {"role": "user", "content": "q2"}]
+    chat = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "q1"},
+        {"role": "user", "content": "q2"},
+    ]
     assert render_messages(chat) == "q2"
     parts = [{"role": "assistant", "content": [{"type": "text", "text": "a"}, "b"]}, {"role": "system", "content": "c"}]
     assert render_messages(parts) == "a\nb\n\nc"

@@ -21,7 +21,14 @@ def read(name: str, text: str | bytes):
 
 @pytest.mark.parametrize(
     ("name", "syntax"),
-    [("a.json", "json"), ("a.JSONL", "jsonl"), ("a.ndjson", "jsonl"), ("a.yml", "yaml"), ("a.csv", "csv"), ("a.txt", None)],
+    [
+        ("a.json", "json"),
+        ("a.JSONL", "jsonl"),
+        ("a.ndjson", "jsonl"),
+        ("a.yml", "yaml"),
+        ("a.csv", "csv"),
+        ("a.txt", None),
+    ],
 )
 def test_syntax_for(name, syntax):
     assert syntax_for(Path(name)) == syntax

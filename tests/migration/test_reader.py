@@ -52,7 +52,9 @@ def test_cases_as_the_reference_reads_them_and_as_migrated(reader: Reader, tmp_p
 
 
 def test_non_object_cases_are_placed(reader: Reader, tmp_path: Path):
-    text = '{"schema_version": "spec-first.workflow-eval-fixtures.v1",\n "cases": [\n  {"id": "a", "input": "x"},\n  3\n]}'
+    text = (
+        '{"schema_version": "spec-first.workflow-eval-fixtures.v1",\n "cases": [\n  {"id": "a", "input": "x"},\n  3\n]}'
+    )
     loaded = reader.load(write(tmp_path, "a.json", text))
     assert reader.non_object_cases(loaded) == [(2, (4, 3))]
 
