@@ -131,9 +131,31 @@ def _root(repo_root: PathLike | None, near: Path) -> Path:
 
 
 def _engine(root: Path, skill: str | None) -> Any:
+    """An engine with no configuration: `root`, `skill`, the default fixture names."""
     from fixture_migrate.migration.engine import Engine, Options
 
     return Engine(Options(repo_root=root, skill=skill))
+
+
+def _configured(near: Path, repo_root: PathLike | None, skill: str | None) -> Any:
+    """An engine for files near `near`, configured as the command line would be from the
+    directory of `near`: the nearest `[tool.fixture-migrate]` table above it gives the repo
+    root (unless `repo_root` is given), the skill of each path (unless `skill` is given),
+    the Python fixture names and the include/exclude globs. Raises `MigrationError`
+    (code `config`) for a configuration that cannot be used."""
+    from fixture_migrate.config import ConfigError, resolve
+    from fixture_migrate.migration.engine import Engine
+
+    start = Path(near)
+    folder = start if start.is_dir() else start.parent
+    if not folder.is_dir():
+        folder = Path(os.getcwd())
+    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill}
+    try:
+        settings = resolve("migrate", params, (), cwd=folder)
+    except ConfigError as error:
+        raise MigrationError(str(error), code="config") from None
+    return Engine(settings.options)
 
 
 def _plan(result: Any) -> Plan:
@@ -163,8 +185,9 @@ def migrate_text(
     `path` names the file the text would be (its suffix picks the syntax: `.json`,
     `.jsonl`, `.yaml`/`.yml`, `.py`; relative to `repo_root`, it gives `source_file` and
     the `skills/<name>/` skill); `repo_root` defaults to the current directory; `skill`
-    is the skill of a fixture that names none. Text that is canonical already, or not a
-    fixture, comes back as it is. The migration is checked as `fixture-migrate migrate`
+    is the skill of a fixture that names none. No configuration file is read: the result
+    depends on the arguments only. Text that is canonical already, or not a fixture,
+    comes back as it is. The migration is checked as `fixture-migrate migrate`
     checks it (every value kept, the reference's view compatible, stable).
 
     Raises `MigrationError` (with `line`, `column` and `code`) when the text cannot be
@@ -192,9 +215,13 @@ def migrate_text(
 def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
     """Plan the migration of the file `path` without writing anything.
 
-    `repo_root` defaults to the nearest directory above the file holding `.git` (else
-    the file's directory); `skill` as for `migrate_text`. Errors are not raised: they
-    are in the plan (`status` `Status.ERROR`, `error` a `MigrationError`).
+    The nearest `[tool.fixture-migrate]` table above the file applies, as it does for
+    the command line run from the file's folder (its `repo-root`, `skill` mapping and
+    `py-name`); `repo_root` and `skill`, when given, win over it. Without either, the
+    repo root is the nearest directory above the file holding `.git` (else the file's
+    directory). Errors of the file are not raised: they are in the plan (`status`
+    `Status.ERROR`, `error` a `MigrationError`); a configuration that cannot be used
+    raises `MigrationError` (code `config`).
 
     >>> import fixture_migrate, pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -214,7 +241,7 @@ def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str |
     <Status.ERROR: 'error'>
     """
     file = Path(path)
-    return _plan(_engine(_root(repo_root, file), skill).plan(file))
+    return _plan(_configured(file, repo_root, skill).plan(file))
 
 
 def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
@@ -240,7 +267,7 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     <Status.UNCHANGED: 'unchanged'>
     """
     file = Path(path)
-    engine = _engine(_root(repo_root, file), skill)
+    engine = _configured(file, repo_root, skill)
     result = engine.plan(file)
     if result.error is not None:
         raise MigrationError.of(result.error, file)
@@ -295,13 +322,13 @@ def _paths(value: PathLike | Iterable[PathLike]) -> list[Path]:
 def _reader(paths: list[Path], repo_root: PathLike | None, skill: str | None) -> Any:
     from fixture_migrate.migration.reader import Reader
 
-    return Reader(_engine(_root(repo_root, paths[0] if paths else Path(".")), skill))
+    return Reader(_configured(paths[0] if paths else Path("."), repo_root, skill))
 
 
-def _files(paths: list[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
-    from fixture_migrate.migration.walk import iter_files
+def _files(paths: list[Path], options: Any) -> Iterator[tuple[Path, FixtureError | None]]:
+    from fixture_migrate.config import iter_selected
 
-    return iter_files(paths)
+    return iter_selected(paths, options)
 
 
 def normalize(
@@ -354,7 +381,8 @@ def validate(
 
     A payload (a mapping) is normalized as by `normalize` and validated; a path, or
     several (a directory is walked as `fixture-migrate validate` walks it), is read and
-    validated, duplicate case ids counted across all the files. `check_refs` False skips
+    validated, duplicate case ids counted across all the files (configuration as for
+    `plan_file`, its include/exclude globs included). `check_refs` False skips
     the check that each `source_refs` path exists under `repo_root` (which defaults to
     the current directory for a payload, as for `plan_file` for files). Each error is
     `{reason_code, message, skill, id, source_file, ...}`; errors of files also carry
@@ -379,7 +407,7 @@ def validate(
     paths = _paths(payload_or_paths)  # type: ignore[arg-type]
     reader = _reader(paths, repo_root, skill)
     loaded = []
-    for path, problem in _files(paths):
+    for path, problem in _files(paths, reader.engine.options):
         item = LoadedFile(path, error=problem) if problem else reader.load(path, last_duplicate_wins=True)
         if item.error is not None:
             raise MigrationError.of(item.error, path)
@@ -415,11 +443,14 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
     >>> [path.name for path in fixture_migrate.fixture_files(folder, repo_root=folder)]
     ['a.json', 'b.yaml']
     """
-    from fixture_migrate.config import iter_selected, resolve
+    from fixture_migrate.config import ConfigError, iter_selected, resolve
 
     start = Path(os.getcwd() if repo_root is None else repo_root)
     params: dict[str, Any] = {"paths": [str(p) for p in paths], "repo_root": repo_root}
-    settings = resolve("migrate", params, (), cwd=start)
+    try:
+        settings = resolve("migrate", params, (), cwd=start)
+    except ConfigError as error:
+        raise MigrationError(str(error), code="config") from None
     return [path for path, error in iter_selected(settings.paths, settings.options) if error is None]
 
 

@@ -208,3 +208,32 @@ def test_a_plugin_adapter_needs_only_the_api() -> None:
     adapter = fixture_migrate.FamilyAdapter(name="mine_v1", schema_version="mine/v1", summary="mine")
     assert isinstance(adapter, fixture_migrate.Adapter)
     assert fixture_migrate.Context(source_file="skills/x/evals/a.json").skill_for({}) == "x"
+
+
+def test_files_follow_the_nearest_configuration(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fixture-migrate]\npy-name = ["MY_CASES"]\nexclude = ["skills/old"]\n\n'
+        '[tool.fixture-migrate.skill]\n"skills/tea/**" = "tea-sommelier"\n'
+    )
+    module = tmp_path / "skills" / "tea" / "test_cases.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('MY_CASES = [{"name": "Steep", "user_intent": "how long?"}]\n')
+    plan = fixture_migrate.plan_file(module)
+    assert (plan.status, plan.adapters) == (Status.CHANGED, ("case_list",))
+    [case] = fixture_migrate.normalize(module)
+    assert (case["skill"], case["source_file"]) == ("tea-sommelier", "skills/tea/test_cases.py")
+    assert fixture_migrate.plan_file(module, skill="other").status is Status.CHANGED
+    (tmp_path / "skills" / "old").mkdir()
+    (tmp_path / "skills" / "old" / "x.json").write_text("{")
+    assert [p.name for p in fixture_migrate.fixture_files(tmp_path, repo_root=tmp_path)] == ["test_cases.py"]
+    assert fixture_migrate.validate(tmp_path / "skills", check_refs=False)  # the old, broken file is excluded
+
+
+def test_a_bad_configuration_is_a_migration_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixture-migrate]\nno-such-key = 1\n")
+    (tmp_path / "a.json").write_text("{}")
+    with pytest.raises(MigrationError) as caught:
+        fixture_migrate.plan_file(tmp_path / "a.json")
+    assert caught.value.code == "config"
+    assert "no-such-key" in caught.value.message
