@@ -61,6 +61,7 @@ _HOMES = {
     "load": "fixture_migrate._api",
     "fixture_files": "fixture_migrate._api",
     "import_file": "fixture_migrate._api",
+    # export: the export entry point's name -> its module, beside its name in __all__
     "Adapter": "fixture_migrate.adapting.protocol",
     "FamilyAdapter": "fixture_migrate.adapting.protocol",
     "Context": "fixture_migrate.adapting.protocol",
