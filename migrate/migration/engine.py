@@ -41,11 +41,10 @@ from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
     check_new,
-    check_writable,
+    move_file,
     read_fixture,
     resolve_target,
     write_atomic,
-    write_new,
 )
 from fixture_migrate.slots import Record
 
@@ -119,14 +118,17 @@ class FileResult(Record):
         self.to_extensions = {} if to_extensions is None else to_extensions
 
 
-def read_document(path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None) -> Document:
+def read_document(
+    path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None, root: Path | None = None
+) -> Document:
     """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
 
     `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins);
-    `py_names` as for `load_document`. Only a regular file of at most
-    `fixture_migrate.migration.writes.MAX_FILE_BYTES` is read.
+    `py_names` as for `load_document`. Only a regular file within its syntax's size limit
+    is read (`fixture_migrate.formats.size_limit`); with `root`, under the root rule
+    (`fixture_migrate.migration.writes.read_fixture`).
     """
-    return load_document(path, read_fixture(path), duplicates=duplicates, py_names=py_names)
+    return load_document(path, read_fixture(path, root=root), duplicates=duplicates, py_names=py_names)
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -226,8 +228,7 @@ class Engine:
         symlink leading outside the repo root is refused, as `fixture_migrate.migration.writes` refuses it.
         """
         try:
-            resolve_target(path, self.options.repo_root)
-            raw = read_fixture(path)
+            raw = read_fixture(path, root=self.options.repo_root)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
         return self.plan_bytes(path, raw)
@@ -278,7 +279,7 @@ class Engine:
         result.first_changed_line = first_changed_line(document.raw, new_bytes)
         if document.output_path != path:
             # As `apply` will: the new name must lead inside the repo and be free.
-            check_new(self._new_target(document.output_path), new_bytes)
+            check_new(self._new_target(document.output_path), new_bytes, root=self.options.repo_root)
             result.new_path = document.output_path
         return result
 
@@ -338,11 +339,12 @@ class Engine:
     def apply(self, result: FileResult) -> None:
         """Write a planned change (status "changed"); raises `FixtureError` when it cannot.
 
-        The file is replaced atomically (`fixture_migrate.migration.writes.write_atomic`) unless its bytes
-        changed since it was planned. A JSONL file's migration is created beside it
-        (`write_new`, never over an existing file) and the original is removed only
-        then, and only if it is unchanged; a rerun after an interruption between the
-        two finds the new file in place and just removes the original.
+        The file is replaced atomically (`fixture_migrate.migration.writes.write_atomic`)
+        unless its bytes changed since it was planned. A JSONL file's migration is created
+        beside it and the original removed (`fixture_migrate.migration.writes.move_file`:
+        never over an existing file; the original is checked again right before and right
+        after its removal, and kept when it changed); a rerun after an interruption
+        between the two finds the new file in place and just removes the original.
         """
         assert result.new_bytes is not None and result.old_bytes is not None
         root = self.options.repo_root
@@ -356,19 +358,6 @@ class Engine:
                 f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
                 code="symlink_rename",
             )
-        source = resolve_target(result.path, root)
-        check_writable(source)
-        if read_fixture(source) != result.old_bytes:
-            raise FixtureError(
-                "refused: the file changed while it was being migrated; left as it is now, run again",
-                code="changed_meanwhile",
-            )
-        write_new(self._new_target(result.new_path), result.new_bytes, mode_from=source)
-        try:
-            os.unlink(source)
-        except OSError as exc:
-            raise FixtureError(
-                f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
-            ) from None
+        move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)
 
 
