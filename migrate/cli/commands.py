@@ -72,7 +72,9 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
-        diff = render_file_diff(result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name)
+        diff = render_file_diff(
+            result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
+        )
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff

@@ -442,7 +442,9 @@ class PythonSource:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
         except SyntaxError as error:
-            raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
+            if "unknown encoding" in str(error.msg) or "encoding problem" in str(error.msg):
+                raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
+            encoding = "utf-8"  # no cookie and a first line that is not UTF-8: placed below
         self.bom = encoding == "utf-8-sig"
         self.encoding = "utf-8" if self.bom else codecs.lookup(encoding).name
         body = raw[len(BOM) :] if self.bom else raw
@@ -584,6 +586,11 @@ class PythonDocument(Document):
                 label = name if names[name] == 1 else f"{name} (line {positions[value].start.line})"
                 fixtures.append(Fixture(label, reader.build(value), shape))
         return module, fixtures, sorted(reader.strings)
+
+    @property
+    def encoding(self) -> str:
+        """The module's encoding (PEP 263), for showing its text (`render_file_diff`)."""
+        return self.source.encoding
 
     @cached_property
     def style(self) -> PyStyle:

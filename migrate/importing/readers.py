@@ -28,7 +28,7 @@ from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats import BOM, MAX_NODES, decode_text
-from fixture_migrate.migration.writes import MAX_FILE_BYTES, read_fixture
+from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
 
 SYNTAX_BY_SUFFIX = {
     ".json": "json",
@@ -229,7 +229,7 @@ def read_source(
     if raw is None:
         try:
             # Regular files only, within the size limit of every read, under the root rule.
-            raw = read_fixture(path, root=root)
+            raw = read_fixture(path, limit=limit_for(path), root=root)
         except FixtureError as error:
             raise SourceError(path, error) from None
     elif len(raw) > MAX_FILE_BYTES:

@@ -264,15 +264,18 @@ def render_move(old: str, new: str, old_name: str, new_name: str) -> str:
     return render_diff(old, "", old_name, None) + render_diff("", new, None, new_name)
 
 
-def render_file_diff(old: bytes | None, new: bytes, name: str, new_name: str | None = None) -> str:
-    """The diff of a planned change of the file `name` (UTF-8 bytes before and after; `old`
-    None for a file to create): an edit in place, or with `new_name` a move
-    (`render_move`). A BOM is shown as U+FEFF at the start of the first line, so the diff
-    applies to the bytes on disk."""
-    new_text = new.decode("utf-8")
+def render_file_diff(
+    old: bytes | None, new: bytes, name: str, new_name: str | None = None, encoding: str = "utf-8"
+) -> str:
+    """The diff of a planned change of the file `name` (bytes before and after in `encoding`,
+    UTF-8 unless a Python module's coding cookie names another; `old` None for a file to
+    create): an edit in place, or with `new_name` a move (`render_move`). A BOM is shown as
+    U+FEFF at the start of the first line, so the diff applies to the bytes on disk; a
+    module in another encoding is shown as the text it holds."""
+    new_text = new.decode(encoding)
     if old is None:
         return render_diff("", new_text, None, new_name or name)
-    old_text = old.decode("utf-8")
+    old_text = old.decode(encoding)
     if new_name is None or new_name == name:
         return render_diff(old_text, new_text, name, name)
     return render_move(old_text, new_text, name, new_name)

@@ -13,6 +13,7 @@ other files go on.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
     check_new,
+    limit_for,
     move_file,
     read_fixture,
     resolve_target,
@@ -74,7 +76,8 @@ class FileResult(Record):
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
     counts the cases of a changed file, `moved` the source values placed elsewhere,
-    `to_extensions` per adapter the fields a change moves under `extensions`.
+    `to_extensions` per adapter the fields a change moves under `extensions`; `encoding`
+    is the one its bytes are in (UTF-8, or a Python module's coding cookie's).
     """
 
     __slots__ = (
@@ -88,6 +91,7 @@ class FileResult(Record):
         "cases",
         "moved",
         "first_changed_line",
+        "encoding",
         "to_extensions",
     )
 
@@ -103,6 +107,7 @@ class FileResult(Record):
         cases: int = 0,
         moved: int = 0,
         first_changed_line: int = 1,
+        encoding: str = "utf-8",
         to_extensions: dict[str, int] | None = None,
     ) -> None:
         self.path = path
@@ -115,6 +120,7 @@ class FileResult(Record):
         self.cases = cases
         self.moved = moved
         self.first_changed_line = first_changed_line
+        self.encoding = encoding
         self.to_extensions = {} if to_extensions is None else to_extensions
 
 
@@ -128,7 +134,8 @@ def read_document(
     is read (`fixture_migrate.formats.size_limit`); with `root`, under the root rule
     (`fixture_migrate.migration.writes.read_fixture`).
     """
-    return load_document(path, read_fixture(path, root=root), duplicates=duplicates, py_names=py_names)
+    raw = read_fixture(path, limit=limit_for(path), root=root)
+    return load_document(path, raw, duplicates=duplicates, py_names=py_names)
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -179,10 +186,13 @@ def _shown_leaf(leaf: Any) -> str:
     return "an object" if (kind, value) == ("object", "fillable") else repr(value)
 
 
+_LINES = re.compile(rb"\r\n|\r|\n")
+
+
 def first_changed_line(old: bytes, new: bytes) -> int:
     """The 1-based line of `old` where a change to `new` begins (where every diff's first
     hunk starts changing lines)."""
-    a, b = old.split(b"\n"), new.split(b"\n")
+    a, b = _LINES.split(old), _LINES.split(new)
     for index, (before, after) in enumerate(zip(a, b, strict=False)):
         if before != after:
             return index + 1
@@ -228,7 +238,7 @@ class Engine:
         symlink leading outside the repo root is refused, as `fixture_migrate.migration.writes` refuses it.
         """
         try:
-            raw = read_fixture(path, root=self.options.repo_root)
+            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
         return self.plan_bytes(path, raw)
@@ -277,6 +287,7 @@ class Engine:
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)
+        result.encoding = getattr(document, "encoding", "utf-8")
         if document.output_path != path:
             # As `apply` will: the new name must lead inside the repo and be free.
             check_new(self._new_target(document.output_path), new_bytes, root=self.options.repo_root)

@@ -113,7 +113,7 @@ TEMP_SUFFIX = ".fixture-migrate.tmp"
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 """The largest file read by default, in bytes (16 MiB, over 200 times the largest real
-fixture); each syntax has its own, lower, limit (`migrate.formats.size_limit`)."""
+fixture); each fixture syntax has its own, lower, limit (`limit_for`)."""
 
 STEPS = ("opened", "temp_written", "before_swap", "after_swap", "before_unlink", "after_unlink")
 """The steps `set_step_hook` reports: the target was opened and checked; the temporary
@@ -160,28 +160,39 @@ def _changed() -> FixtureError:
 
 
 class SizeLimit:
-    """The size limit of a read: `bytes`, and for the message `what` is limited (`Python
-    fixtures`) and `how` to raise it (`FIXTURE_MIGRATE_MAX_PYTHON_BYTES=N`)."""
+    """The size limit of a read: `bytes`, and `how` to raise it (for the message)."""
 
-    __slots__ = ("bytes", "what", "how")
+    __slots__ = ("bytes", "how")
 
-    def __init__(self, bytes: int, what: str | None = None, how: str | None = None) -> None:  # noqa: A002
+    def __init__(self, bytes: int, how: str | None = None) -> None:  # noqa: A002
         self.bytes = bytes
-        self.what = what
         self.how = how
 
     def refusal(self, size: int, grew: bool = False) -> FixtureError:
         limit = self.bytes
         shown = f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit / 1024:g} KiB"
-        message = f"file is {size:,} bytes, over the {limit:,}-byte limit ({shown})"
-        if self.what:
-            message += f" for {self.what}"
-        message += ": not read"
+        message = f"file is {size:,} bytes, over the {limit:,}-byte limit ({shown}): not read"
         if grew:
             message += " (it grew while it was read)"
         if self.how:
             message += f"; {self.how}"
         return FixtureError(message, code="too_large")
+
+
+def limit_for(path: Path | str) -> SizeLimit:
+    """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
+    `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
+    message that names it and how to raise it."""
+    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable, syntax_of
+
+    syntax = syntax_of(Path(path))
+    if syntax is None:
+        return SizeLimit(MAX_FILE_BYTES)
+    how = (
+        f"the limit of {SYNTAX_NAMES[syntax]} fixtures, which take about {MEMORY_PER_MIB[syntax]:,} MiB of "
+        f"memory per MiB to migrate; split the file, or raise the limit with {size_variable(syntax)}=BYTES"
+    )
+    return SizeLimit(max_bytes(syntax, MAX_FILE_BYTES), how)
 
 
 # --- the root rule ---------------------------------------------------------------------
@@ -1002,13 +1013,30 @@ def _move(
     except OSError as exc:
         raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
     _step("opened", os.path.join(directory.path, name))
-    created = write_new(target, data, like=info, root=root)
+    real_target = resolve_target(target, root)
+    with open_directory(real_target.parent, root) as target_directory:
+        created = _create(target_directory, real_target.name, data, info)
 
-    def undo(error: FixtureError) -> FixtureError:
-        if created:
-            remove_file(target, data, root=root)
-        return error
+        def undo(error: FixtureError) -> FixtureError:
+            # The file this move created goes again, from the directory it was made in.
+            if created:
+                _remove_if(target_directory, real_target.name, data)
+            return error
 
+        _unlink_source(directory, name, fd, info, original, target, undo)
+
+
+def _unlink_source(
+    directory: Directory,
+    name: str,
+    fd: int,
+    info: os.stat_result,
+    original: bytes,
+    target: Path,
+    undo: Callable[[FixtureError], FixtureError],
+) -> None:
+    """The second half of a move: remove the source `name` (open as `fd`, stat `info`) if it
+    still holds `original`, and check it once more after; `undo` removes the new file."""
     _step("before_unlink", os.path.join(directory.path, name))
     try:
         try:
@@ -1052,24 +1080,31 @@ def remove_file(path: Path, original: bytes, *, root: Path | None = None) -> boo
     """
     real = resolve_target(path, root)
     with open_directory(real.parent, root) as directory:
-        try:
-            fd = _open_file(directory, real.name)
-        except FileNotFoundError:
-            return False
-        except OSError as exc:
-            raise FixtureError(f"cannot remove {real.name}: {_reason(exc)}", code="io") from None
-        try:
-            info = os.fstat(fd)
-            if _reread(fd, len(original)) != original:
-                raise _changed()
-            here = os.stat(real.name, dir_fd=directory.fd, follow_symlinks=False)
-            if not _same_file(here, info):
-                raise _changed()
+        return _remove_if(directory, real.name, original, verify=True)
+
+
+def _remove_if(directory: Directory, name: str, original: bytes, *, verify: bool = False) -> bool:
+    """`remove_file` for the entry `name` of an open directory; with `verify`, the directory
+    must still be where it was opened (`Directory.verify`). Without, it is a file this
+    process just made that is removed again, wherever its directory has gone."""
+    try:
+        fd = _open_file(directory, name)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise FixtureError(f"cannot remove {name}: {_reason(exc)}", code="io") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or _reread(fd, len(original)) != original:
+            raise _changed()
+        if not _same_file(os.stat(name, dir_fd=directory.fd, follow_symlinks=False), info):
+            raise _changed()
+        if verify:
             directory.verify()
-            os.unlink(real.name, dir_fd=directory.fd)
-            directory.sync()
-            return True
-        except OSError as exc:
-            raise FixtureError(f"cannot remove {real.name}: {_reason(exc)}", code="io") from None
-        finally:
-            os.close(fd)
+        os.unlink(name, dir_fd=directory.fd)
+        directory.sync()
+        return True
+    except OSError as exc:
+        raise FixtureError(f"cannot remove {name}: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
