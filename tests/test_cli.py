@@ -270,6 +270,14 @@ def test_validate_reports_non_object_cases(capsys, tmp_path):
     assert "case 1 is not an object [case_not_object]" in err
 
 
+@pytest.mark.parametrize("command", [["validate"], ["normalize"], ["migrate", "--check"]])
+def test_a_non_object_case_is_bad_input_in_every_command(capsys, tmp_path, command):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"schema_version": "prompt-examples/v1", "skill": "s", "examples": ["just a string"]}')
+    code, _, err = run(capsys, *command, "--repo-root", str(tmp_path), str(bad))
+    assert code == 2 and "[case_not_object]" in err, err
+
+
 def test_detect_and_adapters(capsys, tree):
     code, out, _ = run(capsys, "detect", str(tree))
     assert code == 0
