@@ -804,12 +804,7 @@ def _replace(
                 (place, temp, os.path.basename(other))
                 for (place, temp), other in zip(temps[1:], names[1:], strict=True)
             ] + [(directory, temps[0][1], name)]
-            # The last check: the name still leads to a file holding the bytes planned from.
-            last_fd = _open_target(directory, name)
-            now = os.fstat(last_fd)
-            if not _state(_reread(last_fd, max(len(original), len(data))), original, data):
-                _remove_temps(temps)  # written meanwhile, through another name, with these very bytes
-                return
+            new = os.stat(temps[0][1], dir_fd=directory.fd, follow_symlinks=False)
             for (place, _, other_name), other in zip(order[:-1], names[1:], strict=True):
                 here = os.stat(other_name, dir_fd=place.fd, follow_symlinks=False)
                 if not _same_file(here, info):
@@ -817,9 +812,15 @@ def _replace(
                         f"refused: its hard link {other} changed while it was being migrated; run again",
                         code="changed_meanwhile",
                     )
+            # The last checks, nearest the renames: the name still leads to a file holding
+            # the bytes planned from, and each directory is still where the root leads.
+            last_fd = _open_target(directory, name)
+            now = os.fstat(last_fd)
+            if not _state(_reread(last_fd, max(len(original), len(data))), original, data):
+                _remove_temps(temps)  # written meanwhile, through another name, with these very bytes
+                return
             for place in [directory, *others]:
                 place.verify()
-            new = os.stat(temps[0][1], dir_fd=directory.fd, follow_symlinks=False)
             for place, temp, other_name in order:
                 os.replace(temp, other_name, src_dir_fd=place.fd, dst_dir_fd=place.fd)
                 done += 1
