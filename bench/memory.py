@@ -70,8 +70,14 @@ def fixture_text(syntax: str, size: int) -> tuple[str, int]:
         if syntax == "json":
             text = json.dumps(item, indent=2)
         elif syntax == "jsonl":
-            text = json.dumps({"id": f"c{len(cases)}", "prompt": item["user_intent"], "baseline_output": "x",
-                               "with_skill_output": item["expected_posture"]})
+            text = json.dumps(
+                {
+                    "id": f"c{len(cases)}",
+                    "prompt": item["user_intent"],
+                    "baseline_output": "x",
+                    "with_skill_output": item["expected_posture"],
+                }
+            )
         elif syntax == "yaml":
             text = "\n".join(f"    {key}: {value}" for key, value in item.items()).replace("    ", "  - ", 1)
         else:
@@ -123,7 +129,13 @@ def main(argv: list[str] | None = None) -> int:
             tiny = root / f"tiny{SUFFIXES[syntax]}"
             tiny.write_text(fixture_text(syntax, 1)[0])
             base, _, _ = peak_rss(tiny, root)
-            sizes = QUICK_SIZES if args.quick else [int(s) for s in args.sizes.split(",")] if args.sizes else FULL_SIZES[syntax]
+            sizes = (
+                QUICK_SIZES
+                if args.quick
+                else [int(s) for s in args.sizes.split(",")]
+                if args.sizes
+                else FULL_SIZES[syntax]
+            )
             for kib in sizes:
                 path = root / f"x{kib}{SUFFIXES[syntax]}"
                 text, cases = fixture_text(syntax, kib * 1024)

@@ -37,7 +37,9 @@ SAMPLES = {
     "review.yaml": ROOT / "examples" / "yaml-python" / "review-examples.yaml",
     "test_routing.py": ROOT / "examples" / "yaml-python" / "test_routing_cases.py",
 }
-LINE = b'{"id": "added-%d", "prompt": "Added.", "baseline_output": "x", "with_skill_output": "kept", "assertions": []}\n'
+LINE = (
+    b'{"id": "added-%d", "prompt": "Added.", "baseline_output": "x", "with_skill_output": "kept", "assertions": []}\n'
+)
 ACTIONS = ["none", "edit", "edit_by_rename", "append", "rename", "swap", "kill"]
 KILLED = 137
 
@@ -45,7 +47,7 @@ KILLED = 137
 def tree_files(folder: Path) -> dict[str, bytes]:
     """Every regular file under `folder` (symlinks not followed), temporary files left out."""
     found = {}
-    for directory, dirnames, filenames in os.walk(folder):
+    for directory, _, filenames in os.walk(folder):
         for name in filenames:
             path = Path(directory) / name
             if not name.endswith(TEMP_SUFFIX) and not path.is_symlink():

@@ -25,7 +25,9 @@ HOSTILE = [
     "::endgroup::",
 ]
 
-OWN = re.compile(r"^::(error|warning|notice) [^:]*::|^::group::|^::endgroup::$|^::stop-commands::[0-9a-f]{32}$|^::[0-9a-f]{32}::$")
+OWN = re.compile(
+    r"^::(error|warning|notice) [^:]*::|^::group::|^::endgroup::$|^::stop-commands::[0-9a-f]{32}$|^::[0-9a-f]{32}::$"
+)
 
 
 def runner_reads(line: str) -> bool:
@@ -97,7 +99,16 @@ def test_no_hostile_value_becomes_a_workflow_command(hostile_tree, capsys, monke
 
 def test_the_diffs_are_folded_and_fenced_and_the_real_annotations_follow(hostile_tree, capsys):
     code = main(
-        ["migrate", "--check", "--diff", "--output-format", "github", "--repo-root", str(hostile_tree), str(hostile_tree)]
+        [
+            "migrate",
+            "--check",
+            "--diff",
+            "--output-format",
+            "github",
+            "--repo-root",
+            str(hostile_tree),
+            str(hostile_tree),
+        ]
     )
     out = capsys.readouterr().out
     assert code == 1

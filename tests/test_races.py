@@ -56,7 +56,11 @@ def at_step() -> Iterator[Callable[[str, Callable[[], None]], list[str]]]:
 def run_migrate(root: Path, *paths: Path) -> tuple[int, str]:
     err = io.StringIO()
     code = commands.run_migrate(
-        list(paths) or [root], Options(repo_root=root), commands.MigrateMode(), out=io.StringIO(), report=Report(err=err)
+        list(paths) or [root],
+        Options(repo_root=root),
+        commands.MigrateMode(),
+        out=io.StringIO(),
+        report=Report(err=err),
     )
     return code, err.getvalue()
 
@@ -387,3 +391,29 @@ def test_a_promptfoo_load_swapped_for_a_symlink_after_its_check_is_never_read(tr
     code, err = run_import(capsys, root, str(folder / "promptfooconfig.yaml"), "--out", str(root / "pf.json"))
     assert code == 2 and "[symlink_outside_repo]" in err
     assert not (root / "pf.json").exists()
+
+
+# --- files the tool owns (a cache): write_file ------------------------------------------------
+
+
+def test_write_file_replaces_atomically_and_never_through_a_swapped_directory(tree, at_step):
+    root, evals, outside = tree
+    cache = evals / "cache.bin"
+    writes.write_file(cache, b"one", root=root)
+    writes.write_file(cache, b"two", root=root)
+    assert cache.read_bytes() == b"two" and temps(root) == []
+    (outside / "cache.bin").write_bytes(b"outside")
+    at_step("temp_written", swap_for_symlink(evals, outside))
+    with pytest.raises(FixtureError) as caught:
+        writes.write_file(cache, b"three", root=root)
+    assert caught.value.code in ("symlink_outside_repo", "changed_meanwhile")
+    assert snapshot(outside) == {"cache.bin": b"outside"} and temps(root.parent) == []
+
+
+def test_write_file_replaces_a_symlink_instead_of_following_it(tree):
+    root, evals, outside = tree
+    (outside / "target").write_bytes(b"outside")
+    (evals / "cache.bin").symlink_to(outside / "target")
+    with pytest.raises(FixtureError) as caught:
+        writes.write_file(evals / "cache.bin", b"x", root=root)
+    assert caught.value.code == "symlink_outside_repo" and (outside / "target").read_bytes() == b"outside"

@@ -48,8 +48,11 @@ def test_arabic_letter_mark_in_a_fixture_its_name_and_messages(tmp_path, capsys)
     evals = tmp_path / "skills" / "demo" / "evals"
     evals.mkdir(parents=True)
     fixture = evals / f"a{alm}b.json"
-    payload = {"schema_version": "prompt-examples/v1", "skill": "demo",
-               "examples": [{"name": f"x{alm}y", "user_intent": f"hi {alm} there", "expected_posture": "ok"}]}
+    payload = {
+        "schema_version": "prompt-examples/v1",
+        "skill": "demo",
+        "examples": [{"name": f"x{alm}y", "user_intent": f"hi {alm} there", "expected_posture": "ok"}],
+    }
     fixture.write_text(json.dumps(payload, ensure_ascii=False))
     for argv in (["migrate", "--diff", "-v"], ["validate", "-v"], ["normalize", "-v"], ["detect"]):
         main([*argv, "--repo-root", str(tmp_path), str(fixture)])

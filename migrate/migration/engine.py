@@ -370,5 +370,3 @@ class Engine:
                 code="symlink_rename",
             )
         move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)
-
-

@@ -13,6 +13,8 @@ The API other modules use (the engine, `import`, the cache):
 - `write_atomic(path, data, original=..., root=...)`: replace a file's content
   (or, with `original=None`, create it).
 - `write_new(path, data, like=..., root=...)`: create a file, never over one.
+- `write_file(path, data, root=...)`: replace a file the tool owns (a cache), whatever
+  it holds.
 - `move_file(source, original, target, data, root=...)`: replace `source` by a new
   file `target` (a JSONL file by its `.json`).
 - `remove_file(path, original, root=...)`: remove a file that still holds `original`.
@@ -375,8 +377,10 @@ def make_directories(directory: Path, root: Path | None = None) -> None:
             os.close(fd)
             fd = below
     except OSError as exc:
-        raise _walk_failure(exc, real, root) if exc.errno in (errno.ELOOP, errno.ENOTDIR) else FixtureError(
-            f"cannot create its directory: {_reason(exc)}", code="io"
+        raise (
+            _walk_failure(exc, real, root)
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR)
+            else FixtureError(f"cannot create its directory: {_reason(exc)}", code="io")
         ) from None
     finally:
         os.close(fd)
@@ -643,29 +647,7 @@ def _remove(directory: Directory, name: str) -> None:
         pass
 
 
-def sync_directory(directory: Path | str) -> None:
-    """fsync a directory (by path) so a rename in it is durable; a file system that cannot
-    sync directories is accepted, any other failure raises `OSError`."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
-    except OSError:
-        return
-    with Directory(fd, os.fspath(directory)) as opened:
-        opened.sync()
-
-
 # --- checks ----------------------------------------------------------------------------
-
-
-def check_writable(target: Path, info: os.stat_result | None = None) -> None:
-    """Refuse (`read_only`) a file without write permission or in a directory without it.
-
-    Mode bits count even for the superuser, who may write anything: a file or
-    directory marked read-only is not written. `info` is the file's stat, if known.
-    Raises `FixtureError` (`read_only`, or `io` when the file cannot be examined).
-    """
-    with open_directory(os.path.dirname(os.path.abspath(target)), None) as directory:
-        _check_writable_at(directory, os.path.basename(target), info)
 
 
 def _check_writable_at(directory: Directory, name: str, info: os.stat_result | None) -> None:
@@ -976,6 +958,29 @@ def _existing(directory: Directory, name: str, data: bytes) -> bool:
     except OSError:
         pass
     raise FixtureError(f"refused: {name} already exists beside it", code="exists")
+
+
+def write_file(path: Path, data: bytes, *, root: Path | None = None) -> None:
+    """Replace (or create) the file `path` with `data` whatever it holds now: for files the
+    tool owns, such as a cache, never for fixtures (those go through `write_atomic`, which
+    keeps another writer's bytes). Atomic (a temporary file renamed over it) and under the
+    root rule like every write here (a symlink is followed only inside the root). Raises
+    `FixtureError` (`io`, and the root rule's codes)."""
+    target = resolve_target(path, root)
+    with open_directory(target.parent, root) as directory:
+        temp = ""
+        try:
+            temp = _write_temp(directory, target.name, data, None)
+            _step("temp_written", str(target))
+            directory.verify()
+            os.replace(temp, target.name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            temp = ""
+            directory.sync()
+        except OSError as exc:
+            raise FixtureError(f"cannot write {target.name}: {_reason(exc)}", code="io") from None
+        finally:
+            if temp:
+                _remove(directory, temp)
 
 
 # --- moves and removals ----------------------------------------------------------------

@@ -40,7 +40,11 @@ def test_each_line_ending_is_read_and_kept(newline):
     source = ("# header comment" + newline + CASES.replace("\n", newline)).encode("utf-8")
     new = migrated(source)
     assert reads_as(new)["CASES"][0]["input"] == "Order a caf\u00e9."
-    endings = {"\n": new.count(b"\n") - new.count(b"\r\n"), "\r\n": new.count(b"\r\n"), "\r": new.count(b"\r") - new.count(b"\r\n")}
+    endings = {
+        "\n": new.count(b"\n") - new.count(b"\r\n"),
+        "\r\n": new.count(b"\r\n"),
+        "\r": new.count(b"\r") - new.count(b"\r\n"),
+    }
     assert endings[newline] > 0 and sum(endings.values()) == endings[newline], "one line ending, the file's own"
     assert plan(new, PATH).status == "unchanged"
 
@@ -53,7 +57,9 @@ def test_mixed_line_endings_stay_byte_for_byte_outside_the_literal():
     assert new.startswith(head) and new.endswith(tail)
 
 
-@pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-", "# vim: set fileencoding=iso-8859-15 :", "# coding=cp1252"])
+@pytest.mark.parametrize(
+    "cookie", ["# -*- coding: latin-1 -*-", "# vim: set fileencoding=iso-8859-15 :", "# coding=cp1252"]
+)
 def test_a_coding_cookie_is_read_and_the_module_written_back_in_it(cookie):
     encoding = cookie.split("coding")[1].strip(":= -*").split()[0]
     source = (cookie + "\n" + CASES).encode(encoding)
