@@ -23,9 +23,9 @@ PACKAGE = "fixture_migrate"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("contract", ("contract",)),
     ("errors and slots", ("errors", "slots")),
-    # The file primitives both pipelines share; each imports nothing above `errors`.
-    ("file primitives", ("migration.paths", "migration.writes", "migration.diff", "migration.parallel")),
     ("formats", ("formats",)),
+    # The file primitives both pipelines share; the reads know each syntax's size limit.
+    ("file primitives", ("migration.paths", "migration.writes", "migration.diff", "migration.parallel")),
     (
         "adapter and import-adapter bases",
         ("adapting", "importing"),  # all of adapting/ and importing/ but the two modules named below

@@ -50,7 +50,7 @@ from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sn
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.paths import diff_name, relative_source
-from fixture_migrate.migration.writes import write_atomic
+from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
 
 if TYPE_CHECKING:  # `run_import` is the command's shell; only the command line passes a Report
     from fixture_migrate.cli.report import Report
@@ -259,7 +259,7 @@ def read_sources(request: ImportRequest) -> list[Source]:
             if not path.is_file():
                 raise _fail(path, "no such file" if not path.exists() else "not a file", "io")
             mapped = request.source_refs[index] if request.source_refs else None
-            source = read_source(path, _source_ref(path, request.repo_root, mapped))
+            source = read_source(path, _source_ref(path, request.repo_root, mapped), root=request.repo_root)
         except ImportFailed as failure:
             errors.extend(failure.errors)
             continue
@@ -302,6 +302,12 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         raise _fail(dest, "--out must name a .json file: the canonical file is JSON", "usage")
     if dest.exists() and not dest.is_file():
         raise _fail(dest, "--out names a directory; give a .json file path", "usage")
+    try:
+        # As `migrate` writes: never through a symlink (or a symlinked directory) leading
+        # outside the repo root, a dangling one included.
+        resolve_target(dest, request.repo_root)
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     adapters = import_adapters(request.repo_root, request.config_path)
     chosen = None if request.fmt == AUTO else find_adapter(adapters, request.fmt)
     sources = read_sources(request)
@@ -309,7 +315,7 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     adapter = _assign_roles(sources, adapters, chosen)
     for source in sources:
         note(f"{source.path}: {adapter.format} ({source.role})")
-    job = Job(on_note=note)
+    job = Job(on_note=note, root=request.repo_root)
     try:
         drafts = adapter.build(sources, job)
     except SourceError as error:
@@ -342,7 +348,10 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     _check_valid(payload, dest, dest_ref, request.repo_root, drafts)
     _warn_missing_refs(payload, request, note)
 
-    old_bytes = dest.read_bytes() if dest.exists() else None
+    try:
+        old_bytes = read_fixture(dest, root=request.repo_root) if dest.exists() else None
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     new_bytes = render_onto(payload, dest, old_bytes, note)
     return ImportPlan(adapter, payload, new_bytes, old_bytes, len(drafts), notes)
 
@@ -628,8 +637,10 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     verb = "updated" if plan.old_bytes is not None else "imported"
     if not (request.diff or request.check):
         try:
-            request.dest.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest)
+            make_directories(request.dest.parent, request.repo_root)
+            write_atomic(
+                request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
+            )
         except (FixtureError, OSError) as error:
             failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
             report.error(shown, failure)
