@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {
     "prd.json": ROOT / "examples" / "legacy" / "prd-evals.json",
     "review.json": ROOT / "examples" / "legacy" / "review-examples.json",
