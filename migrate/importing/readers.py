@@ -30,18 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
-from fixture_migrate.formats import BOM, decode_text
+from fixture_migrate.formats import BOM, decode_text, syntax_of
 from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
 
-SYNTAX_BY_SUFFIX = {
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".csv": "csv",
-}
-"""File suffix -> syntax of an import source; `.txt` and other text is read only as a
+IMPORT_ONLY_SUFFIXES = {".ndjson": "jsonl", ".csv": "csv"}
+"""File suffix -> syntax of what an import reads beyond fixture files. An import source
+is any file of `fixture_migrate.formats.SYNTAX_BY_SUFFIX` but a Python module (no eval
+tool keeps its cases in one), or one of these; `.txt` and other text is read only as a
 referenced value (`Source.text`)."""
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
@@ -92,7 +87,7 @@ class Source:
     """A file read for an import.
 
     `path` is the file as the user (or a reference) named it; `ref` the repo-relative
-    POSIX path cases cite; `syntax` one of `SYNTAX_BY_SUFFIX`'s values or "text";
+    POSIX path cases cite; `syntax` a value of `syntax_for` or "text";
     `data` the parsed content (see the module docstring); `raw` its bytes. `fields`
     renames record members before adapters see them (`--field input=question` is
     `{"question": "input"}`) and `renamed` collects the members it renamed; `role` is set
@@ -214,7 +209,8 @@ def is_lfs_pointer(raw: bytes) -> bool:
 
 def syntax_for(path: Path) -> str | None:
     """The syntax of an import source by its suffix, or None."""
-    return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
+    syntax = IMPORT_ONLY_SUFFIXES.get(path.suffix.lower()) or syntax_of(path)
+    return None if syntax == "python" else syntax
 
 
 def read_source(

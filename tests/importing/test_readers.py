@@ -29,6 +29,7 @@ def read(name: str, text: str | bytes):
         ("a.yml", "yaml"),
         ("a.csv", "csv"),
         ("a.txt", None),
+        ("a.py", None),
     ],
 )
 def test_syntax_for(name, syntax):
