@@ -43,9 +43,9 @@ from fixture_migrate.importing.base import (
     Draft,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     outcome_value,
     record_error,
@@ -118,7 +118,7 @@ class DeepEvalAdapter(ExternalAdapter):
                 drafts.append(self._draft(record, csv=source.syntax == "csv", job=job))
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool, job: Job) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool, job: Job) -> Draft:
         golden, camel = _snake(require_object(record))
         original: dict[str, Any] = {}
         if csv:

@@ -39,9 +39,9 @@ from fixture_migrate.importing.base import (
     Draft,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     is_message_list,
     outcome_value,
@@ -92,7 +92,7 @@ class InspectAdapter(ExternalAdapter):
             drafts.extend(self._draft(record, csv=source.syntax == "csv") for record in source.records())
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool) -> Draft:
         sample = require_object(record)
         extensions: dict[str, Any] = {}
         original: dict[str, Any] = {}

@@ -27,9 +27,9 @@ from fixture_migrate.importing.base import (
     Draft,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     outcome_value,
     own_id,
@@ -66,7 +66,7 @@ class LangSmithAdapter(ExternalAdapter):
             drafts.extend(self._draft(record) for record in source.records())
         return drafts
 
-    def _draft(self, record: Record) -> Draft:
+    def _draft(self, record: SourceRecord) -> Draft:
         example = require_object(record)
         inputs = example.get("inputs")
         if not isinstance(inputs, dict):

@@ -81,9 +81,9 @@ from fixture_migrate.importing.base import (
     Draft,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     canonical_json,
     content_id,
     own_id,
@@ -528,7 +528,9 @@ class PromptfooAdapter(ExternalAdapter):
             raise source.error("a promptfoo tests file holds a list of tests", "not_a_list")
         return [self._case(record, resolver, defaults, config) for record in source.records()]
 
-    def _case(self, record: Record, resolver: _Resolver, defaults: dict[str, Any], config: Source | None) -> Draft:
+    def _case(
+        self, record: SourceRecord, resolver: _Resolver, defaults: dict[str, Any], config: Source | None
+    ) -> Draft:
         raw = record.data
         if not isinstance(raw, dict):
             raise record_error(

@@ -58,7 +58,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError, MappingError
-from fixture_migrate.importing.readers import PointerPath, Record, Source, SourceError, read_source
+from fixture_migrate.importing.readers import PointerPath, Source, SourceError, SourceRecord, read_source
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__bool__": lambda self: False})()
 """Marks a core field the case does not have (distinct from a null value)."""
@@ -108,7 +108,7 @@ class Draft:
     `shared` other top-level `extensions` keys (DeepEval's `context`).
     """
 
-    record: Record
+    record: SourceRecord
     id: str
     input: str
     expected: Any = ABSENT
@@ -349,12 +349,14 @@ def render_input(value: Any) -> str | None:
     return None
 
 
-def record_error(record: Record, message: str, code: str = "record_shape", key: str | int | None = None) -> SourceError:
+def record_error(
+    record: SourceRecord, message: str, code: str = "record_shape", key: str | int | None = None
+) -> SourceError:
     """A `SourceError` about a record, worded with its locator."""
     return record.error(f"record {record.locator}: {message}", code, key)
 
 
-def require_object(record: Record) -> dict[str, Any]:
+def require_object(record: SourceRecord) -> dict[str, Any]:
     """The record's data, which must be an object; raises `SourceError` (`record_not_object`)."""
     if not isinstance(record.data, dict):
         kind = "an array" if isinstance(record.data, list) else "a scalar"
@@ -379,10 +381,10 @@ __all__ = [
     "FixtureError",
     "ImportAdapter",
     "Job",
-    "Record",
     "Sniff",
     "Source",
     "SourceError",
+    "SourceRecord",
     "canonical_json",
     "content_id",
     "own_id",

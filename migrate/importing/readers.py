@@ -3,7 +3,7 @@
 `fixture-migrate import` reads files written for other eval tools (JSON, JSON
 Lines, YAML, CSV) into a `Source`: the parsed data, the repo-relative path the
 imported cases cite (`ref`), and the means to name a record's place
-(`Record.locator`: `L12` for a JSONL or CSV record, the first physical line of
+(`SourceRecord.locator`: `L12` for a JSONL or CSV record, the first physical line of
 the record; a JSON pointer such as `/evals/3` for an element of a JSON or YAML
 document) and to point an error at a line and column.
 
@@ -59,7 +59,7 @@ def json_pointer(path: PointerPath) -> str:
 
 
 @dataclass
-class Record:
+class SourceRecord:
     """One record of a source: `data` (as read, with any `--field` renames applied),
     its 0-based `index` in its list, its `locator` (`L12` or a JSON pointer), the 1-based
     `line` it starts on where known, its `path` inside the source data, and the `source`."""
@@ -115,7 +115,7 @@ class Source:
         """True for JSONL and CSV, whose records are located by line."""
         return self.syntax in ("jsonl", "csv")
 
-    def records(self, at: PointerPath = ()) -> list[Record]:
+    def records(self, at: PointerPath = ()) -> list[SourceRecord]:
         """The records of the list at `at` (the whole data of JSONL, CSV and array files).
 
         Raises `SourceError` (code `not_a_list`) when there is no list there.
@@ -134,7 +134,7 @@ class Source:
             else:
                 line = self.positions.get(path, (None, None))[0]
                 locator = json_pointer(path)
-            found.append(Record(self._renamed(item, path), index, locator, line, path, self))
+            found.append(SourceRecord(self._renamed(item, path), index, locator, line, path, self))
         return found
 
     def _renamed(self, item: Any, path: PointerPath) -> Any:
