@@ -326,10 +326,12 @@ def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
     document = YamlDocument(path, raw)
     text = document.text
     if len(document.docs) > 1:
-        second = document.docs[1].root
-        # Placed at the second document's `---` marker (else at its content).
-        at = text.rfind("---", 0, second.start) if second is not None else text.rfind("\n---") + 1
-        line, column = line_col(text, at) if at >= 0 else (None, None)
+        first, second = document.docs[0].root, document.docs[1].root
+        # Placed at the second document's `---` marker, else at its content.
+        end = len(text) if second is None else second.start
+        at = text.rfind("---", 0 if first is None else first.end, end)
+        at = second.start if at == -1 and second is not None else at
+        line, column = line_col(text, at) if at != -1 else (None, None)
         raise FixtureError(
             "invalid YAML: the file holds more than one YAML document; an import reads one",
             code="invalid_yaml",
@@ -348,8 +350,12 @@ def _yaml_positions(text: str, root: Any) -> dict[PointerPath, tuple[int, int]]:
     """The 1-based line and column where each member of a composed YAML document starts
     (members inside an alias at their anchor's place; a member merged in with `<<:` has no
     place of its own)."""
+    import re
+    from bisect import bisect_right
+
     from fixture_migrate.formats.yaml_text import ALIAS, MAP, SEQ
 
+    line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
     positions: dict[PointerPath, tuple[int, int]] = {}
     pending: list[tuple[Any, PointerPath]] = [(root, ())]
     while pending:
@@ -364,7 +370,8 @@ def _yaml_positions(text: str, root: Any) -> dict[PointerPath, tuple[int, int]]:
         else:
             continue
         for key, child in members:
-            positions[path + (key,)] = line_col(text, child.start)
+            line = bisect_right(line_starts, child.start)
+            positions[path + (key,)] = (line, child.start - line_starts[line - 1] + 1)
             pending.append((child, path + (key,)))
     return positions
 
