@@ -43,7 +43,16 @@ from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.contract.validate import RefChecker, validate_cases
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
-from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
+from fixture_migrate.importing.base import (
+    ABSENT,
+    Draft,
+    ExportContext,
+    ImportAdapter,
+    Job,
+    Sniff,
+    canonical_json,
+    unique_ids,
+)
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.engine import write_atomic
@@ -125,7 +134,11 @@ def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[Im
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:
             if key in seen:
-                raise _fail("--from", f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
+                raise _fail(
+                    "--from",
+                    f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name",
+                    "usage",
+                )
             seen[key] = adapter.name
     taken = {_key(a.name) for a in default_registry()} | set(seen)
     try:
@@ -268,14 +281,40 @@ def read_sources(request: ImportRequest) -> list[Source]:
 
 
 def _check_fields_used(request: ImportRequest, sources: list[Source]) -> None:
-    """Raise `ImportFailed` for a `--field NAME=COLUMN` whose COLUMN no record read so far
-    has as a top-level member (a mistyped column, or a format whose records nest it)."""
+    """Raise `ImportFailed` for a `--field NAME=COLUMN` whose COLUMN no record has as a
+    top-level member (a mistyped column, or a format whose records nest it), naming the
+    members the records do have."""
     renamed = set().union(*(source.renamed for source in sources))
+    members: dict[str, None] = {}
+    for source in sources:
+        members.update(dict.fromkeys(_record_members(source.data)))
     for name, column in request.fields.items():
-        if column not in renamed:
+        if column not in renamed and column not in members:
+            have = ", ".join(f"`{m}`" for m in list(members)[:12]) or "none"
             raise _fail(
-                "--field", f"--field {name}={column}: no record read has a top-level `{column}` member", "usage"
+                "--field",
+                f"--field {name}={column}: no record read has a top-level `{column}` member "
+                f"(the records' members: {have})",
+                "usage",
             )
+
+
+def _record_members(data: Any) -> list[str]:
+    """The top-level members of the records in a source: the objects of a list, or of the
+    lists an object holds (an `evals`, `queries` or `goldens` list)."""
+    lists = (
+        [data]
+        if isinstance(data, list)
+        else [v for v in data.values() if isinstance(v, list)]
+        if isinstance(data, dict)
+        else []
+    )
+    found: dict[str, None] = {}
+    for items in lists:
+        for item in items:
+            if isinstance(item, dict):
+                found.update(dict.fromkeys(k for k in item if isinstance(k, str)))
+    return list(found)
 
 
 def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None = None) -> ImportPlan:
@@ -308,6 +347,22 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         drafts = adapter.build(sources, job)
     except SourceError as error:
         _check_fields_used(request, sources)  # a mistyped COLUMN explains a missing field best
+        renamed = sorted(set().union(*(source.renamed for source in sources)))
+        if renamed:
+            given = "; ".join(
+                f"--field {name}={column} renamed `{column}` to `{name}`"
+                for name, column in request.fields.items()
+                if column in renamed
+            )
+            error = SourceError(
+                error.path,
+                FixtureError(
+                    f"{error.message} ({given}: {adapter.format} reads `{renamed[0]}` under its own name)",
+                    code=error.code,
+                    line=error.line,
+                    column=error.column,
+                ),
+            )
         raise ImportFailed([(error.path, error)]) from None
     _check_fields_used(request, sources)
     if not drafts:
@@ -428,7 +483,27 @@ def assemble_payload(
         file_extensions[adapter.namespace] = job.extensions
     payload["extensions"] = file_extensions
     payload["cases"] = cases
+    _record_key_order(adapter, payload, drafts)
     return payload
+
+
+def _record_key_order(adapter: ImportAdapter, payload: dict[str, Any], drafts: list[Draft]) -> None:
+    """Add `extensions.import.keys` (the record's member order) to each case whose record an
+    export would rebuild with its members in another order; nothing where it is the same."""
+    if not getattr(adapter, "export_syntaxes", ()):
+        return
+    file = {key: value for key, value in payload.items() if key != "cases"}
+    for case, draft in zip(payload["cases"], drafts, strict=True):
+        source = draft.record.data
+        if not isinstance(source, dict):
+            continue
+        context = ExportContext(file, draft.record.source.ref, draft.record.source.syntax, None)
+        try:
+            rebuilt = adapter.record_of(case, context)
+        except Exception:  # noqa: BLE001 - a plugin's export may fail; the import does not depend on it
+            continue
+        if list(rebuilt) != list(source) and set(rebuilt) == set(source):
+            case["extensions"]["import"]["keys"] = list(source)
 
 
 def _check_valid(payload: dict[str, Any], dest: Path, dest_ref: str, root: Path, drafts: list[Draft]) -> None:
