@@ -168,9 +168,12 @@ class DeepEvalAdapter(ExternalAdapter):
                 at = (found[0],)
                 rest = {key: value for key, value in source.data.items() if key != found[0]}
                 job.extensions.setdefault("files", {})[source.ref] = {"list_key": found[0], "members": rest}
-                job.note(f"{source.path}: goldens read from `{found[0]}`; the other members kept at file level")
-            for record in source.records(at):
-                drafts.append(self._draft(record, csv=source.syntax == "csv", job=job))
+                job.note(f"mapped: {source.path}: goldens read from `{found[0]}`; the other members kept at file level")
+            made = [self._draft(record, csv=source.syntax == "csv", job=job) for record in source.records(at)]
+            queries = sum(1 for d in made if d.extensions.get("input_key") == "query")
+            if queries:
+                job.note(f"mapped: {source.path}: {queries} golden(s) name the input `query`; read as `input`")
+            drafts.extend(made)
         return drafts
 
     def _draft(self, record: Record, *, csv: bool, job: Job) -> Draft:

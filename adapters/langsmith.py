@@ -95,10 +95,14 @@ class LangSmithAdapter(ExternalAdapter):
         for source in sources:
             if not isinstance(source.data, list):
                 raise source.error("LangSmith examples are a list (JSON array or JSON Lines)", "not_a_list")
-            drafts.extend(self._draft(record) for record in source.records())
+            made = [self._draft(record, job) for record in source.records()]
+            bare = [d for d in made if d.expected is ABSENT]
+            if bare:
+                job.note(f"mapped: {source.path}: {len(bare)} example(s) without `outputs`: cases without an outcome")
+            drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Record) -> Draft:
+    def _draft(self, record: Record, job: Job) -> Draft:
         example = require_object(record)
         inputs = example.get("inputs")
         if not isinstance(inputs, dict):

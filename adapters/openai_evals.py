@@ -181,10 +181,18 @@ class OpenAIEvalsAdapter(ExternalAdapter):
                 base = next((b for b in bases.values() if b.get("id") == name), None) or bases.get(name.split(".")[0])
                 if job.description is None and base and c.is_non_empty_string(base.get("description")):
                     job.description = base["description"]
-            drafts.extend(self._draft(record, tags, eval_names) for record in data.records())
+            made = [self._draft(record, tags, eval_names, job) for record in data.records()]
+            rendered = [d.record.locator for d in made if d.extensions.get("rendered_from") == "members"]
+            if rendered:
+                job.note(
+                    f"mapped: {data.path}: {len(rendered)} sample(s) without `input` or `sample` text "
+                    f"({', '.join(rendered[:3])}{', ...' if len(rendered) > 3 else ''}): "
+                    "the input is their text members as `key: value` lines"
+                )
+            drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Any, tags: list[str], eval_names: list[str]) -> Draft:
+    def _draft(self, record: Any, tags: list[str], eval_names: list[str], job: Job | None = None) -> Draft:
         sample = require_object(record)
         if _is_few_shot(sample):
             raise record_error(record, "holds a few-shot `sample`: prompt material, not a case", "few_shot")

@@ -498,7 +498,10 @@ class PromptfooAdapter(ExternalAdapter):
                     drafts.extend(self._tests_file(tests_file, resolver, defaults, config))
             else:
                 raise config.error("a `tests` entry is neither a test nor a file reference", "bad_tests", at)
-        drafts.extend(self._scenarios(config, resolver, defaults))
+        matrix = self._scenarios(config, resolver, defaults)
+        if matrix:
+            job.note(f"mapped: {config.path}: {len(matrix)} case(s) from `scenarios`, one per test and config entry")
+        drafts.extend(matrix)
         if resolver.resolved:
             job.extensions["resolved_files"] = resolver.resolved
         return drafts
