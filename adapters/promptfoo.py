@@ -416,7 +416,7 @@ class PromptfooAdapter(ExternalAdapter):
         "id or metadata.id, else slug of description, else test-<sha256 of {vars, assert} as written (CSV: of the row)>"
     )
 
-    export_syntaxes = ("yaml", "json", "csv")
+    export_syntaxes = ("yaml", "json", "csv", "jsonl")
 
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         return record_of(case, context)
@@ -781,13 +781,13 @@ def _assertion_cell(assertion: Any) -> str | None:
 
 
 def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
-    """A config, or for a CSV the rows. The config is the one the cases were imported from
+    """A config, or for a CSV or JSON Lines DEST a tests file (the tests alone). The config is the one the cases were imported from
     (its members as the import kept them), its inline tests back at their places and the
     `file://` tests files it names named again (those files are not rewritten); cases of
     a `scenarios` matrix come back through `scenarios` as written; other cases are added
     as inline tests; `prompts` and `providers` are added when there are none."""
-    if context.syntax == "csv":
-        return records
+    if context.syntax in ("csv", "jsonl"):
+        return records  # a tests file
     cases = context.cases or [{}] * len(records)
     kept = extension(context.file, "promptfoo")
     refs = kept.get("tests")
