@@ -20,7 +20,7 @@ from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
 from fixture_migrate.importing.pipeline import ImportFailed
 from ruamel.yaml import YAML
 
-from tests.import_helpers import EXAMPLES, EXTERNAL, corpus_files, plan, requires_external
+from tests.import_helpers import EXAMPLES, corpus_files, plan, requires_external
 from tests.runner import run_cli
 
 ROOT = EXAMPLES.parents[1]
