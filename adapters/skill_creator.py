@@ -55,6 +55,7 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    DROPPED,
     META_KEY,
     METADATA,
     TEXT,
@@ -329,25 +330,44 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
 
 
 def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
-    """The evals file: a trigger set (a bare list of queries) when every record is a query;
-    the bare list of evals when the cases came from one; else `{skill_name, evals, ...}`
-    with the file-level members the import kept (the first file's). Native evals are
-    numbered from 1."""
+    """The evals file, or a trigger set when DEST's name says `trigger` or every case is a
+    trigger query. The cases of the other kind are left out, each listed as a loss (a
+    canonical file that holds both is exported twice, to `evals.json` and to
+    `trigger-evals.json`). The file keeps the envelope its cases were read in: the
+    members the import kept (`skill_name`, `notes`, ...), or a bare list; native evals
+    get `skill_name` from the canonical file and 1-based ids."""
     ext = extension(context.file, "skill_creator")
-    if all("query" in r and "should_trigger" in r for r in records):
-        files = ext.get("files") if isinstance(ext.get("files"), dict) else {}
-        held = next(iter(files.values()), None) if len(files) == 1 else None
-        if isinstance(held, dict):
-            return {**held, "queries": records}
-        return records
-    records = [{"id": n, **r} if META_KEY in r and "id" not in r else r for n, r in enumerate(records, 1)]
-    if ext.get("bare") and not ext.get("files"):
-        return records
+    cases = context.cases or [{}] * len(records)
+    restored = [extension(case, "import").get("format") == "skill-creator" for case in cases]
+    triggers = [r and _is_trigger_case(case) for r, case in zip(restored, cases, strict=True)]
+    as_triggers = "trigger" in context.dest_name.lower() or all(triggers)
+    kept: list[dict[str, Any]] = []
+    source_file = None
+    for record, case, is_restored, is_trigger in zip(records, cases, restored, triggers, strict=True):
+        tags = case.get("coverage_tags") or []
+        if as_triggers and not is_restored and "trigger" in tags:
+            record = {"query": case.get("input", ""), "should_trigger": "should-not-trigger" not in tags}
+            meta = fixture_metadata(case)
+            if meta:
+                record[META_KEY] = meta
+        elif is_trigger != as_triggers:
+            other = "a trigger set" if as_triggers else "an evals file"
+            context.loss(case, "case", DROPPED, None, f"it has no place in {other}: export it to another DEST")
+            continue
+        if is_restored and source_file is None:
+            source_file = extension(case, "import").get("source_file")
+        kept.append(record)
     files = ext.get("files") if isinstance(ext.get("files"), dict) else {}
-    held = next(iter(files.values()), {}) if len(files) == 1 else {}
+    held = files.get(source_file, {}) if isinstance(files.get(source_file), dict) else {}
+    bare = source_file in (ext.get("bare") or [])
+    if as_triggers:
+        return {**held, "queries": kept} if held else kept
+    kept = [{"id": n, **r} if META_KEY in r and "id" not in r else r for n, r in enumerate(kept, 1)]
+    if bare:
+        return kept
     document: dict[str, Any] = {}
     if "skill_name" in held or not held:
         document["skill_name"] = held.get("skill_name", context.file.get("skill"))
-    document["evals"] = records
+    document["evals"] = kept
     document.update((k, v) for k, v in held.items() if k != "skill_name")
     return document

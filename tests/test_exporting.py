@@ -351,3 +351,14 @@ def test_a_case_of_another_format_is_mapped(tmp_path):
     assert first["metadata"]["fixture_migrate"]["extensions"]["langsmith"]["inputs"] == {
         "question": "What does LangSmith store for a run?"
     }
+
+
+def test_skill_creator_evals_and_triggers_go_to_their_own_files(tmp_path):
+    folder = EXAMPLES / "skill-creator" / "evals"
+    canonical = plan([folder / "evals.json", folder / "trigger-evals.json"], tmp_path / "c.json", root=ROOT)
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    for name, other in [("evals.json", "an evals file"), ("trigger-evals.json", "a trigger set")]:
+        exported = export([tmp_path / "c.json"], "skill-creator", tmp_path / name)
+        assert native_data(folder / name) == native_data(folder / name, exported.new_bytes)
+        assert {loss.kind for loss in exported.losses.losses} == {"dropped"}
+        assert all(f"no place in {other}" in loss.reason for loss in exported.losses.losses)

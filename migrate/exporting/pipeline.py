@@ -141,6 +141,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     if not records:
         raise _fail(request.paths[0] if request.paths else dest, "no cases to export", "no_cases")
     contexts[0].cases = cases
+    contexts[0].dest_name = dest.name
     document = adapter.export_document(records, contexts[0])
     new_bytes = render(syntax, document)
     notes = [

@@ -438,6 +438,8 @@ class ExportContext:
         self.losses = losses
         self.cases: list[dict[str, Any]] = []
         """Every case exported, in order (set for `export_document`)."""
+        self.dest_name = ""
+        """The file name of DEST (set for `export_document`)."""
 
     def loss(self, case: dict[str, Any] | None, field_name: str, kind: str, where: str | None, reason: str) -> None:
         self.losses.add(self.shown, None if case is None else str(case.get("id")), field_name, kind, where, reason)
