@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from tests.import_helpers import plan
 
 ROOT = Path(__file__).resolve().parents[1]
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow])
+"""The profile of tests/conftest.py decides how many examples (`ci`: 40; `long`: 3000)."""
 
 LETTERS = st.characters(whitelist_categories=("Lu", "Ll", "Nd"), max_codepoint=0x2FFF)
 TEXT = st.builds(
