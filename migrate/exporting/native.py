@@ -15,7 +15,9 @@ import io
 import json
 from typing import Any
 
-SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}
+from fixture_migrate.importing.base import SYNTAX_BY_SUFFIX
+
+__all__ = ["SYNTAX_BY_SUFFIX", "csv_bytes", "json_bytes", "jsonl_bytes", "render", "yaml_bytes"]
 
 
 def jsonl_bytes(records: list[Any]) -> bytes:

@@ -37,7 +37,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
 from fixture_migrate.importing.base import DROPPED, ExportContext, ImportAdapter, imported_from, in_key_order
-from fixture_migrate.importing.pipeline import ImportFailed, _fail, find_adapter, import_adapters, same_data
+from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.engine import write_atomic
 from fixture_migrate.migration.paths import diff_name
@@ -74,6 +74,10 @@ class ExportPlan:
     @property
     def changed(self) -> bool:
         return self.new_bytes != self.old_bytes
+
+
+def _fail(path: Path | str, message: str, code: str) -> ImportFailed:
+    return ImportFailed([(path, FixtureError(message, code=code))])
 
 
 def export_adapter(name: str, repo_root: Path, config_path: Path | None = None) -> ImportAdapter:

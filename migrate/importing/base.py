@@ -19,6 +19,14 @@ recorded in the file), and two methods:
   `job.description`, `job.skill` (the format's own skill name) and
   `job.extensions` (file-level leftovers), and raises `SourceError` for bad input.
 
+An adapter that also writes its format (`fixture-migrate export --to FORMAT`, see
+`fixture_migrate.exporting`) lists the syntaxes it writes in `export_syntaxes` and
+implements `record_of(case, context)` (a case it imported, back to its source
+record), `map_case(case, context)` (any other case, what the format cannot hold
+reported through `context.loss`) and, where a file is more than a list of records,
+`export_document(records, context)`. The import records a record's member order
+(`extensions.import.keys`) where `record_of` would give another.
+
 `ExternalAdapter` gives the defaults; third-party adapters subclass it and are
 registered under the entry-point group `fixture_migrate.adapters`.
 
