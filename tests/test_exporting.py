@@ -362,3 +362,18 @@ def test_skill_creator_evals_and_triggers_go_to_their_own_files(tmp_path):
         assert native_data(folder / name) == native_data(folder / name, exported.new_bytes)
         assert {loss.kind for loss in exported.losses.losses} == {"dropped"}
         assert all(f"no place in {other}" in loss.reason for loss in exported.losses.losses)
+
+
+def test_field_renames_are_undone_in_the_source_order(tmp_path):
+    source = tmp_path / "qa.jsonl"
+    source.write_text(
+        '{"answer": "4", "question": "2+2?", "qid": "q1"}\n{"answer": "6", "question": "3+3?", "qid": "q2"}\n',
+        encoding="utf-8",
+    )
+    fields = {"input": "question", "target": "answer", "id": "qid"}
+    canonical = plan([source], tmp_path / "c.json", root=tmp_path, fmt="inspect", fields=fields)
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    request = ExportRequest(
+        paths=[tmp_path / "c.json"], target="inspect", dest=tmp_path / "o.jsonl", repo_root=tmp_path
+    )
+    assert plan_export(request).new_bytes == source.read_bytes()

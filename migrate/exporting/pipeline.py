@@ -163,12 +163,13 @@ def plan_export(request: ExportRequest) -> ExportPlan:
 
 
 def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-    record = adapter.record_of(case, context)
+    # The member order was recorded under the names the import read (after --field renames).
+    record = in_key_order(adapter.record_of(case, context), case)
     fields = context.file.get("extensions", {}).get("import", {}).get("fields")
     if isinstance(fields, dict) and fields:
         columns = {name: column for name, column in fields.items() if isinstance(column, str)}
         record = {columns.get(key, key): value for key, value in record.items()}
-    return in_key_order(record, case)
+    return record
 
 
 def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
