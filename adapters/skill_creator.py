@@ -170,8 +170,12 @@ class SkillCreatorAdapter(ExternalAdapter):
                 drafts.extend(self._eval(record) for record in source.records(("evals",)))
                 self._leftovers(source, job, "evals")
                 continue
+            # Items that all name a `prompt` are evals even when one is blank (or --field renamed
+            # it): `_eval` then says which record has no prompt.
             if _is_eval_list(data) or (
-                isinstance(data, list) and data and all(isinstance(x, dict) and "prompt" in x for x in data)
+                isinstance(data, list)
+                and data
+                and all(isinstance(x, dict) and "prompt" in x and "should_trigger" not in x for x in data)
             ):
                 drafts.extend(self._eval(record) for record in source.records())
                 job.extensions.setdefault("bare", []).append(source.ref)
