@@ -15,7 +15,7 @@ import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
 from fixture_migrate.cli import commands
-from fixture_migrate.cli.output import make_report
+from fixture_migrate.cli.output import make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
@@ -194,14 +194,15 @@ def migrate(
     values = settings.values
     mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_migrate(
         settings.paths,
         settings.options,
         mode,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -210,6 +211,7 @@ def migrate(
         output_format=fmt,
         jobs=values["jobs"] or default_jobs(),
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -292,18 +294,20 @@ def validate(
     settings = _settings(ctx, "validate")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_validate(
         settings.paths,
         settings.options,
         check_refs=not values["no_ref_check"],
         output_format=fmt,
         as_migrated=values["as_migrated"],
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
-            fmt, out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+            fmt, out=stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
         readiness=values["readiness"],
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -329,13 +333,14 @@ def detect(
     settings = _settings(ctx, "detect")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_detect(
         settings.paths,
         settings.options,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -343,6 +348,7 @@ def detect(
         ),
         output_format=fmt,
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
