@@ -2,6 +2,10 @@
 
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
+
+Over the project's ~500 lines a module: one typer command per subcommand, each
+with its options' help text written where the option is declared; the commands
+hold no logic.
 """
 
 import signal

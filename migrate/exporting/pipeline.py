@@ -29,9 +29,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.exporting.losses import LossReport
@@ -39,8 +38,11 @@ from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
 from fixture_migrate.importing.base import DROPPED, ExportContext, ImportAdapter, imported_from, in_key_order
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.engine import write_atomic
 from fixture_migrate.migration.paths import diff_name
+from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
+
+if TYPE_CHECKING:  # `run_export` is the command's shell; only the command line passes a Report
+    from fixture_migrate.cli.report import Report
 
 
 @dataclass(frozen=True)
@@ -95,11 +97,9 @@ def read_canonical(path: Path) -> dict[str, Any]:
     from fixture_migrate.formats.json_format import parse_json
 
     try:
-        data = parse_json(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))
+        data = parse_json(read_fixture(path).removeprefix(b"\xef\xbb\xbf"))
     except FixtureError as error:
         raise ImportFailed([(path, error)]) from None
-    except OSError as error:
-        raise _fail(path, f"cannot read: {error}", "io") from None
     if not isinstance(data, dict) or data.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
         raise _fail(
             path, "not a canonical v1 file: export reads canonical fixtures (import or migrate first)", "not_canonical"
@@ -119,6 +119,11 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         raise _fail(dest, f"--out for {adapter.format} must end in {suffixes}", "usage")
     if dest.exists() and not dest.is_file():
         raise _fail(dest, "--out names a directory; give a file path", "usage")
+    try:
+        # As `migrate` and `import` write: never through a symlink leading outside the repo root.
+        resolve_target(dest, request.repo_root)
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     real_dest = dest.resolve()
     for path in request.paths:
         if path.resolve() == real_dest:
@@ -154,7 +159,10 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         f"{len(records)} case(s) to {dest.as_posix()} ({adapter.format}): {restored} as imported, "
         f"{len(records) - restored} mapped"
     ]
-    old_bytes = dest.read_bytes() if dest.exists() else None
+    try:
+        old_bytes = read_fixture(dest, root=request.repo_root) if dest.exists() else None
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     if old_bytes is not None:
         _refuse_canonical_dest(dest, old_bytes)
         if _same_native(dest, old_bytes, new_bytes, syntax):
@@ -245,8 +253,10 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
             report.note(f"would export {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
         return _finish(report, result, out, output_format)
     try:
-        request.dest.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest)
+        make_directories(request.dest.parent, request.repo_root)
+        write_atomic(
+            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
+        )
     except (FixtureError, OSError) as error:
         failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
         report.error(shown, failure)

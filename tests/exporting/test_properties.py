@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tests.import_helpers import plan
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROPERTY = settings(suppress_health_check=[HealthCheck.too_slow])
 """The profile of tests/conftest.py decides how many examples (`ci`: 40; `long`: 3000)."""
 

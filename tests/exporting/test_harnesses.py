@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
 
+from tests.exporting.test_pipeline import NATIVE
 from tests.import_helpers import EXAMPLES, plan
-from tests.test_exporting import NATIVE
 
 ROOT = EXAMPLES.parents[1]
 
