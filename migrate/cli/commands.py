@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
+from fixture_migrate import Status
 from fixture_migrate.cli import output
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
@@ -68,7 +69,7 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     engine, mode = _WORKER
     result = engine.plan(path)
     diff = ""
-    if result.status == "changed" and mode.diff:
+    if result.status == Status.CHANGED and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
@@ -111,15 +112,15 @@ def run_migrate(
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
-        if result.status == "error":
+        if result.status == Status.ERROR:
             assert result.error is not None
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
             continue
         report.count(result.status)
-        if result.status == "not_fixture":
+        if result.status == Status.NOT_FIXTURE:
             report.note(f"{_display(path)}: not a fixture, skipped")
-        elif result.status == "unchanged":
+        elif result.status == Status.UNCHANGED:
             report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(

@@ -1,5 +1,9 @@
 """`fixture-migrate import`: files written for other eval tools become one canonical v1 file.
 
+(Some 660 lines, over the ~500 the project aims for: detection, the assembly of the
+canonical payload, its checks and the in-place re-import are the steps of one pipeline;
+`run_import`, the command's shell, belongs with the other commands in `cli/`.)
+
 Data flows one way, as for `migrate` (DESIGN.md, "Architecture"):
 
 ```
@@ -34,9 +38,8 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
@@ -48,6 +51,9 @@ from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointe
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.paths import diff_name, relative_source
 from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
+
+if TYPE_CHECKING:  # `run_import` is the command's shell; only the command line passes a Report
+    from fixture_migrate.cli.report import Report
 
 AUTO = "auto"
 
@@ -125,7 +131,7 @@ def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[Im
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:
             if key in seen:
-                raise _fail("--from", f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
+                raise _fail("--from", f"import adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
             seen[key] = adapter.name
     taken = {_key(a.name) for a in default_registry()} | set(seen)
     try:
@@ -542,7 +548,7 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
         return old_bytes
     if old_bytes == render_new(old):
         # DEST is in the layout an import writes: the edit in place gives exactly a fresh
-        # render (tests/test_importing.py pins this), without the span parse of the old text.
+        # render (tests/importing/test_pipeline.py pins this), without the span parse of the old text.
         return render_new(payload)
     new_bytes = document.render([merge_target(payload, old)])
     try:

@@ -1,6 +1,9 @@
 """Safe file I/O: bounded reads, and writes that never leave a file half written,
 never lose a concurrent writer's bytes they could see, and never act outside the root.
 
+(Some 550 lines, over the ~500 the project aims for: every step of a safe write and the
+fault it guards against belong together, as README "Safety" describes them.)
+
 A bulk migration rewrites many files in a repository that may hold work in
 progress. Whatever happens (a crash, a kill, a full disk, a file edited or a
 directory swapped meanwhile), every file must end up either exactly as it was,

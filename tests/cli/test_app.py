@@ -316,7 +316,7 @@ def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
         "import sys; from fixture_migrate.cli.app import main; code = main(['migrate', '--check', sys.argv[1]]); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
