@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ API = {
     "load",
     "fixture_files",
     "import_file",
+    "export_file",
     "Adapter",
     "FamilyAdapter",
     "Context",
@@ -237,3 +239,19 @@ def test_a_bad_configuration_is_a_migration_error(tmp_path: Path) -> None:
         fixture_migrate.plan_file(tmp_path / "a.json")
     assert caught.value.code == "config"
     assert "no-such-key" in caught.value.message
+
+
+def test_export_file_reports_losses_and_can_dry_run(tmp_path: Path) -> None:
+    case = {"id": "sum", "input": "2+2?", "boundary_note": "Integers only.", "expected_outcome": "4"}
+    fixture = {"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "math", "cases": [case]}
+    (tmp_path / "math.json").write_text(json.dumps(fixture))
+    dest = tmp_path / "out" / "samples.jsonl"
+    dry = fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals", write=False)
+    assert dry.status is Status.CHANGED and not dest.exists()
+    assert [(x["case"], x["field"], x["kind"]) for x in dry.losses] == [("sum", "boundary_note", "metadata")]
+    with pytest.raises(MigrationError) as caught:
+        fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals", strict=True)
+    assert caught.value.code == "loss" and not dest.exists()
+    done = fixture_migrate.export_file([tmp_path / "math.json"], dest, to="openai-evals")
+    assert dest.read_bytes() == done.new_bytes
+    assert fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals").status is Status.UNCHANGED

@@ -2,6 +2,10 @@
 
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
+
+Over the project's ~500 lines a module: one typer command per subcommand, each
+with its options' help text written where the option is declared; the commands
+hold no logic.
 """
 
 import signal
@@ -443,6 +447,72 @@ def import_(
         "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
     )
     raise typer.Exit(run_import(request, out=sys.stdout, report=report))
+
+
+class ExportFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(metavar="PATHS...", help="Canonical v1 files (never modified).")],
+    to: Annotated[
+        str,
+        typer.Option("--to", help="promptfoo, inspect, openai-evals, deepeval, langsmith or skill-creator."),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="DEST",
+            help="The native file to write; its suffix picks the syntax (.jsonl, .json, .csv, .yaml).",
+        ),
+    ],
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if DEST would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the unified diff of DEST; write nothing.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Any loss (a value the target cannot hold) is an error: exit 2.")
+    ] = False,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--output-format", help="text for a person; json, one document on stdout (with the losses)."),
+    ] = ExportFormat.text,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Export canonical fixtures as another eval tool's native file.
+
+    A case imported from that tool comes back as the record it was imported from;
+    any other case is mapped onto the tool's fields, and every value the tool cannot
+    hold is listed in the loss report (stderr; `losses` with --output-format json).
+
+    \b
+    Examples:
+      fixture-migrate export skills/demo/evals/imported.json --to inspect --out evals/dataset.jsonl
+      fixture-migrate export skills/demo/evals/*.json --to promptfoo --out promptfooconfig.yaml --diff
+    """
+    from fixture_migrate.exporting.pipeline import ExportRequest, run_export
+
+    settings = _settings(ctx, "export")
+    request = ExportRequest(
+        paths=paths,
+        target=to,
+        dest=out,
+        repo_root=settings.options.repo_root,
+        check=check,
+        diff=diff,
+        strict=strict,
+        config_path=settings.config_path,
+    )
+    fmt = output_format.value
+    report = make_report(
+        "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
+    )
+    raise typer.Exit(run_export(request, out=sys.stdout, report=report, output_format=fmt))
 
 
 @app.command()

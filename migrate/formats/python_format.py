@@ -529,11 +529,13 @@ class PythonDocument(Document):
         self.strings: list[tuple[int, int]] = []
         self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
-        self.module: cst.Module | None = None
+        self.comments: Counter[str] = Counter()  # of the module: a migration must keep every one
         if not _mentions(text, self.py_names):
             return
         try:
-            self.module, self.fixtures, self.strings = self._read(text, duplicates)
+            # Only the comments of libcst's tree are kept: the tree itself is the largest
+            # thing a run holds, and the check of the rendered module parses another.
+            self.comments, self.fixtures, self.strings = self._read(text, duplicates)
         except RecursionError:  # libcst's tree walks recurse per level of nesting
             raise _too_deep(text) from None
         self.units = [
@@ -546,8 +548,9 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str, duplicates: str = "refuse") -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
-        """Parse `text` and read its fixture literals; raises `FixtureError`."""
+    def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
+        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`."""
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
@@ -589,7 +592,7 @@ class PythonDocument(Document):
                 names[name] += 1
                 label = name if names[name] == 1 else f"{name} (line {positions[value].start.line})"
                 fixtures.append(Fixture(label, reader.build(value), shape))
-        return module, fixtures, sorted(reader.strings)
+        return _comments(module), fixtures, sorted(reader.strings)
 
     @property
     def encoding(self) -> str:
@@ -636,13 +639,12 @@ class PythonDocument(Document):
         """The unit data of a rendered module, after refusing one that does not parse or
         has lost a comment."""
         try:
-            module, fixtures, _ = self._read(text)
+            comments, fixtures, _ = self._read(text)
         except FixtureError as error:
             raise FixtureError(
                 f"internal error: the migrated module would not read back ({error.message})", code="internal"
             ) from None
-        assert self.module is not None
-        lost = _comments(self.module) - _comments(module)
+        lost = self.comments - comments
         if lost:
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):

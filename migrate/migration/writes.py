@@ -319,13 +319,26 @@ def open_directory(directory: str | Path, root: Path | str | None) -> Directory:
         raise FixtureError(f"cannot open its directory: {_reason(exc)}", code="io") from None
     for part in parts:
         try:
-            below = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            below = _open_below(part, fd)
         except OSError as exc:
             os.close(fd)
             raise _walk_failure(exc, directory, root) from None
         os.close(fd)
         fd = below
     return Directory(fd, directory, root)
+
+
+def _open_below(name: str, directory_fd: int) -> int:
+    """The directory `name` in the open directory `directory_fd`, never through a symlink.
+    One the process may search but not list is opened as a path (`O_PATH`, where there is
+    one): it can still be walked, written in and renamed in, only not fsynced."""
+    flags = _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    try:
+        return os.open(name, os.O_RDONLY | flags, dir_fd=directory_fd)
+    except PermissionError:
+        if not hasattr(os, "O_PATH"):
+            raise
+        return os.open(name, os.O_PATH | flags, dir_fd=directory_fd)
 
 
 def _walk_failure(exc: OSError, directory: str, root: Path | str | None) -> FixtureError:

@@ -125,3 +125,15 @@ def test_a_bom_and_crlf_module_untouched_is_returned_as_it_is():
     source = PythonSource(raw)
     assert source.bom and source.text == "# nothing to do\nX = 1\n"
     assert source.render([]) == raw
+
+
+def test_the_codemod_keeps_the_module_encoding():
+    import libcst as cst
+    from fixture_migrate.migration.codemod import MigrateFixtureLiterals
+    from libcst.codemod import CodemodContext
+
+    raw = ("# coding: latin-1\n" + CASES).encode("latin-1")
+    tree = cst.parse_module(raw)
+    new = MigrateFixtureLiterals(CodemodContext(filename=PATH)).transform_module(tree)
+    assert new.encoding in ("latin-1", "iso-8859-1") and MIGRATED_LITERAL in new.code
+    assert reads_as(new.bytes)["CASES"][0]["extensions"]["name"] == "Caf\u00e9 order"
