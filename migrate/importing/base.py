@@ -66,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError, MappingError
-from fixture_migrate.importing.readers import PointerPath, Source, SourceError, SourceRecord, read_source
+from fixture_migrate.importing.readers import PointerPath, Source, SourceError, SourceRecord, read_source, syntax_for
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__bool__": lambda self: False})()
 """Marks a core field the case does not have (distinct from a null value)."""
@@ -482,7 +482,7 @@ def origin_syntax(case: dict[str, Any]) -> str | None:
     source = extension(case, "import").get("source_file")
     if not isinstance(source, str):
         return None
-    return SYNTAX_BY_SUFFIX.get(Path(source).suffix.lower())
+    return syntax_for(Path(source))
 
 
 def original_of(extensions: dict[str, Any], key: str, value: Any, *, same_syntax: bool = True) -> Any:
@@ -517,6 +517,3 @@ def outcome_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
-
-
-SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}
