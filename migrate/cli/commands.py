@@ -103,10 +103,19 @@ def run_migrate(
     total = len(files) if isinstance(files, list) else None
     plans = ordered_map(_plan_one, files, jobs=jobs, initializer=_start_worker, initargs=(options, mode))
     scanned = 0
+    named = {path for path in paths if not path.is_dir()}
+    other_tools: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
+        if result.status == "error":
+            _skip_or_describe(result, named=path in named, options=options)
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
+        if result.reason:
+            record["reason"] = result.reason
+        if result.import_from:
+            record["import_from"] = result.import_from
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
         if result.status == "error":
@@ -117,8 +126,31 @@ def run_migrate(
         report.count(result.status)
         if result.status == "not_fixture":
             report.note(f"{_display(path)}: not a fixture, skipped")
+        elif result.status == "other_tool":
+            assert result.import_from is not None
+            other_tools[result.import_from] += 1
+            report.note(f"{_display(path)}: left for import: {result.reason}")
+        elif result.status == "unclaimed":
+            report.note(
+                f"{_display(path)}: not migrated: {result.reason}; "
+                f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it",
+                always=True,
+            )
+            if output_format == "github":
+                out.write(
+                    output.annotation(
+                        "warning",
+                        f"not migrated: {result.reason}",
+                        file=_repo_path(engine, path),
+                        line=1,
+                        title="fixture-migrate",
+                    )
+                )
+        elif result.status == "skipped":
+            skipped[result.reason.split(":")[0] if result.reason.startswith("a ") else "unreadable"] += 1
+            report.note(f"{_display(path)}: skipped: {result.reason}")
         elif result.status == "unchanged":
-            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)}: {result.reason})")
         else:
             if _handle_change(
                 engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
@@ -131,6 +163,9 @@ def run_migrate(
         "cases_migrated": cases,
         "unchanged": report.counts["unchanged"],
         "not_fixtures": report.counts["not_fixture"],
+        "other_tools": dict(sorted(other_tools.items())),
+        "unclaimed": report.counts["unclaimed"],
+        "skipped": report.counts["skipped"],
         "errors": report.counts["error"],
         "moved_to_extensions": dict(sorted(moved.items())),
         "written": mode.write,
@@ -139,6 +174,20 @@ def run_migrate(
         out.write(dump_json({"files": records, "summary": summary}) + "\n")
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     return report.exit_code
+
+
+def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> None:
+    """A walked file that cannot be read becomes "skipped" (with its reason) unless it lies
+    where fixtures live (`fixture_migrate.migration.unreadable`); an error that stays says
+    what the file plainly is, when it is recognized."""
+    from fixture_migrate.migration.unreadable import described, skip_reason
+
+    assert result.error is not None
+    reason = skip_reason(result.path, result.error, named=named, repo_root=options.repo_root, options=options)
+    if reason is not None:
+        result.status, result.reason, result.error = "skipped", reason, None
+    else:
+        result.error = described(result.path, result.error)
 
 
 def _handle_change(
@@ -178,6 +227,8 @@ def _handle_change(
             record.update(status="error", error=output.error_record(error))
             return False
     record["written"] = mode.write
+    if result.reason:
+        record["reason"] = result.reason
     verb = "migrated" if mode.write else "would migrate"
     if output_format == "github":
         level = "error" if mode.check else "notice" if mode.write else "warning"

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -71,7 +72,11 @@ class FileResult(Record):
     """What happened to one file.
 
     `status` is one of "changed" (a migration is planned or was written),
-    "unchanged", "not_fixture", "error". `adapters` names the adapter of each
+    "unchanged", "not_fixture", "other_tool" (another eval tool's file, left to
+    `import --from <import_from>`), "unclaimed" (looks like a fixture of a local family
+    without the evidence to migrate it), "skipped" (a walked file no parser can read,
+    outside the places fixtures live) or "error". `reason` says why, in one line (the
+    claim's reason, or what is missing). `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
     counts the cases of a changed file, `moved` the source values placed elsewhere,
@@ -90,6 +95,8 @@ class FileResult(Record):
         "moved",
         "first_changed_line",
         "to_extensions",
+        "reason",
+        "import_from",
     )
 
     def __init__(
@@ -105,8 +112,12 @@ class FileResult(Record):
         moved: int = 0,
         first_changed_line: int = 1,
         to_extensions: dict[str, int] | None = None,
+        reason: str = "",
+        import_from: str | None = None,
     ) -> None:
         self.path = path
+        self.reason = reason
+        self.import_from = import_from
         self.status = status
         self.adapters = [] if adapters is None else adapters
         self.error = error
@@ -204,6 +215,17 @@ def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
     return keys
 
 
+def unclaimed_result(path: Path, claims: list[Claim]) -> FileResult:
+    """The result of a file no adapter claims: another tool's file, an unclaimed local
+    family (named with what is missing), or not a fixture."""
+    for status in (OTHER_TOOL, UNCLAIMED):
+        found = [claim for claim in claims if claim.status == status]
+        if found:
+            return FileResult(path, status, reason=found[0].reason, import_from=found[0].import_from)
+    reason = claims[0].reason if claims else "no payload in it"
+    return FileResult(path, "not_fixture", reason=reason)
+
+
 class Engine:
     """Plans and applies migrations, and reads fixtures for `normalize` and `validate`.
 
@@ -217,7 +239,13 @@ class Engine:
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
-        return [self.registry.detect(unit) for unit in document.units]
+        return [claim.adapter for claim in self.decide(document)]
+
+    def decide(self, document: Document) -> list[Claim]:
+        """The claim for each unit of `document` (`fixture_migrate.adapting.claims`)."""
+        return [
+            decide(self.registry, unit, syntax=document.syntax, path=document.path) for unit in document.units
+        ]
 
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
@@ -247,12 +275,14 @@ class Engine:
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
-        adapters = self.detect(document)
+        claims = self.decide(document)
+        adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
-            return FileResult(path, "not_fixture")
+            return unclaimed_result(path, claims)
         context = self.options.context(path)
         targets: list[Node] = []
         result = FileResult(path, "unchanged", adapters=[a.name for a in adapters if a is not None])
+        result.reason = "; ".join(claim.reason for claim in claims if claim.adapter is not None)
         for index, (unit, adapter) in enumerate(zip(document.units, adapters, strict=True)):
             if adapter is None:
                 targets.append(Src(()))
