@@ -154,7 +154,7 @@ def expected_field(record: dict[str, Any]) -> str | None:
     """The first member of `record` that says what is expected of the case, or None: an
     outcome (a non-empty one under a vocabulary name), forbidden signals, or a polarity."""
     for key in (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS):
-        if key in record and record[key] is not None:
+        if key in record:  # the contract's own names mark a case even when left empty
             return key
     for key in EXPECTED:
         if c.is_non_empty_expected(record.get(key)):

@@ -477,46 +477,78 @@ def _annotate_validation(
 def run_detect(
     paths: Sequence[Path], options: Options, *, out: TextIO, report: Report, output_format: str = "text"
 ) -> int:
-    """Print, per file (and per payload of a multi-payload file), the adapter that claims it.
+    """Print, per file (and per payload of a multi-payload file), who takes it and why.
 
-    `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind}`,
-    adapter null for "not a fixture"; errors as `{path, error}`), or "github" (a notice
-    on each legacy file, an error annotation for each file that cannot be read).
+    Each payload is claimed by an adapter (`adapter (kind)`, or `canonical`), left for
+    `import --from FORMAT` (another eval tool's file), unclaimed (looks like a fixture of
+    a local family, without the evidence to migrate it), or not a fixture; a walked file
+    no parser can read is skipped. `report.verbose` (`-v`) adds the reason to each line.
+
+    `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind,
+    status, reason, import_from}`, adapter null when no adapter claims it; errors as
+    `{path, error}`), or "github" (a notice on each legacy file, an error annotation for
+    each file that cannot be read).
     """
+    from fixture_migrate.migration.unreadable import described, skip_reason
+
     reader = Reader(Engine(options))
     records: list[dict[str, Any]] = []
+    named = {path for path in paths if not path.is_dir()}
+    text = output_format == "text"
+
+    def line(where: str, claim: str, reason: str) -> None:
+        if text:
+            shown = f"{where}: {claim}" + (f" ({reason})" if report.verbose and reason else "")
+            out.write(escape_text(shown) + "\n")
+
     for loaded in _load_all(reader, paths, report):
+        shown = _display(loaded.path)
         if loaded.error is not None:
-            report.error(_display(loaded.path), loaded.error)
-            records.append({"path": _display(loaded.path), "error": output.error_record(loaded.error)})
+            reason = skip_reason(
+                loaded.path, loaded.error, named=loaded.path in named, repo_root=options.repo_root, options=options
+            )
+            if reason is not None:
+                report.count("skipped")
+                records.append({"path": shown, "unit": None, "adapter": None, "kind": None, "status": "skipped", "reason": reason})
+                line(shown, "skipped, cannot be read", reason)
+                continue
+            error = described(loaded.path, loaded.error)
+            report.error(shown, error)
+            records.append({"path": shown, "error": output.error_record(error)})
             continue
         assert loaded.document is not None
         if not loaded.document.units:  # a YAML stream or Python module with no payload in it
-            out.write(escape_text(f"{_display(loaded.path)}: not a fixture") + "\n")
-        for unit, adapter in zip(loaded.document.units, loaded.adapters, strict=True):
-            where = _display(loaded.path) + (f" [{unit.label}]" if unit.label else "")
+            reason = "no payload in it"
+            records.append({"path": shown, "unit": None, "adapter": None, "kind": None, "status": "not_fixture", "reason": reason})
+            line(shown, "not a fixture", reason)
+        for unit, claim in zip(loaded.document.units, loaded.claims, strict=True):
+            where = shown + (f" [{unit.label}]" if unit.label else "")
+            adapter = claim.adapter
             if adapter is None:
-                claim = "not a fixture"
+                said = {
+                    "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
+                    "unclaimed": "unclaimed local family, not migrated",
+                }.get(claim.status, "not a fixture")
             elif adapter.kind == "canonical":
-                claim = "canonical"
+                said = "canonical"
             else:
-                claim = f"{adapter.name} ({adapter.kind})"
+                said = f"{adapter.name} ({adapter.kind})"
             records.append(
                 {
-                    "path": _display(loaded.path),
+                    "path": shown,
                     "unit": unit.label,
                     "adapter": adapter.name if adapter else None,
                     "kind": adapter.kind if adapter else None,
+                    "status": claim.status,
+                    "reason": claim.reason,
+                    "import_from": claim.import_from,
                 }
             )
-            if output_format == "text":
-                out.write(escape_text(f"{where}: {claim}") + "\n")
-            elif output_format == "github" and adapter is not None and adapter.kind != "canonical":
+            line(where, said, claim.reason)
+            if output_format == "github" and adapter is not None and adapter.kind != "canonical":
                 from fixture_migrate.migration.paths import relative_source
 
-                message = (
-                    f"legacy fixture ({claim}); `fixture-migrate migrate {_display(loaded.path)}` rewrites it as v1"
-                )
+                message = f"legacy fixture ({said}); `fixture-migrate migrate {shown}` rewrites it as v1"
                 name = relative_source(loaded.path, options.repo_root)
                 out.write(output.annotation("notice", message, file=name, line=1, title="fixture-migrate"))
     if output_format == "json":

@@ -242,7 +242,15 @@ class Engine:
         return [claim.adapter for claim in self.decide(document)]
 
     def decide(self, document: Document) -> list[Claim]:
-        """The claim for each unit of `document` (`fixture_migrate.adapting.claims`)."""
+        """The claim for each unit of `document` (`fixture_migrate.adapting.claims`).
+
+        A Python dict literal holding a non-literal was left out of the units; it is an
+        error (`not_a_literal`, raised here) only when a known family would claim it,
+        else it is the module's own data, not a fixture."""
+        for label, error, partial in getattr(document, "refused", ()):
+            adapter = self.registry.detect(Unit(partial, label=label))
+            if adapter is not None and adapter.kind != "generic":
+                raise error
         return [
             decide(self.registry, unit, syntax=document.syntax, path=document.path) for unit in document.units
         ]

@@ -20,6 +20,7 @@ from fixture_migrate.migration.engine import (
     unexpected,
 )
 from fixture_migrate.migration.writes import resolve_target
+from fixture_migrate.adapting.claims import Claim
 from fixture_migrate.slots import Record
 
 
@@ -27,7 +28,7 @@ class LoadedFile(Record):
     """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its
     error; `duplicate` a repeated key, read as JSON.parse reads it (the last one wins)."""
 
-    __slots__ = ("path", "document", "adapters", "error", "duplicate")
+    __slots__ = ("path", "document", "adapters", "error", "duplicate", "claims")
 
     def __init__(
         self,
@@ -36,8 +37,10 @@ class LoadedFile(Record):
         adapters: list[Adapter | None] | None = None,
         error: FixtureError | None = None,
         duplicate: FixtureError | None = None,
+        claims: list[Claim] | None = None,
     ) -> None:
         self.path = path
+        self.claims = [] if claims is None else claims
         self.document = document
         self.adapters = [] if adapters is None else adapters
         self.error = error
@@ -73,8 +76,16 @@ class Reader:
                 document = read_document(path, duplicates="last", py_names=py_names)
             except FixtureError:
                 return LoadedFile(path, error=error)
-            return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
-        return LoadedFile(path, document, self.engine.detect(document))
+            try:
+                claims = self.engine.decide(document)
+            except FixtureError as refused:
+                return LoadedFile(path, error=refused)
+            return LoadedFile(path, document, [cl.adapter for cl in claims], duplicate=error, claims=claims)
+        try:
+            claims = self.engine.decide(document)
+        except FixtureError as refused:
+            return LoadedFile(path, error=refused)
+        return LoadedFile(path, document, [cl.adapter for cl in claims], claims=claims)
 
     def cases(
         self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
