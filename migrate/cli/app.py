@@ -108,6 +108,24 @@ ForceExclude = Annotated[
         "(as pre-commit names them), and skip named files of other types.",
     ),
 ]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Globs of files and directories a walk leaves out, instead of the configuration's "
+        "`exclude` (repeatable, or comma-separated).",
+    ),
+]
+ExtendExclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-exclude",
+        metavar="GLOB",
+        help="Globs a walk leaves out, besides the configuration's `exclude` (repeatable, or comma-separated). "
+        "Walks also skip what .gitignore ignores; a file named on the command line is always processed.",
+    ),
+]
 OutputFormat = Annotated[
     ReviewFormat,
     typer.Option(
@@ -173,6 +191,8 @@ def migrate(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -226,6 +246,8 @@ def normalize(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -274,6 +296,8 @@ def validate(
     as_migrated: AsMigrated = False,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -315,6 +339,8 @@ def detect(
     output_format: OutputFormat = ReviewFormat.text,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
