@@ -13,12 +13,13 @@ are), a template (Jinja `{{ ... }}` / `{% ... %}` markup in a `.json` file).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.paths import relative_source
 
 UNREADABLE = frozenset(
     {
@@ -31,8 +32,6 @@ UNREADABLE = frozenset(
         "not_a_literal",
         "too_deep",
         "integer_too_long",
-        "too_large",
-        "not_regular",
     }
 )
 """Error codes of a file that cannot be read or parsed (as opposed to one that can't be migrated)."""
@@ -42,8 +41,9 @@ _TEMPLATE = re.compile(rb"\{\{.*?\}\}|\{%.*?%\}", re.S)
 
 
 def in_skill_evals(path: Path, repo_root: Path) -> bool:
-    """True when `path` lies in a skill's `evals/` folder: `.../skills/<name>/evals/...`."""
-    parts = relative_source(path, repo_root).split("/")[:-1]
+    """True when `path` lies in a skill's `evals/` folder: `.../skills/<name>/evals/...`
+    (judged on its absolute path, so a repo root set inside a skill changes nothing)."""
+    parts = Path(os.path.abspath(path)).parts[:-1]
     return any(parts[i] == "skills" and parts[i + 2] == "evals" for i in range(len(parts) - 2))
 
 
@@ -87,6 +87,8 @@ def recognize(path: Path, raw: bytes | None = None) -> str | None:
     """What an unparseable file plainly is, in a few words, or None."""
     if raw is None:
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None  # a pipe or a device is never opened (it could block)
             with open(path, "rb") as handle:
                 raw = handle.read(1 << 20)
         except OSError:
