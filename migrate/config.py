@@ -195,7 +195,7 @@ class ConfiguredOptions(Options):
     """Engine `Options` plus what the configuration adds: a per-path skill mapping and the
     file `selection`. `skill` (from `--skill`) wins over `skills`."""
 
-    __slots__ = ("skills", "selection", "config_path")
+    __slots__ = ("skills", "selection", "config_path", "families")
 
     def __init__(
         self,
@@ -205,11 +205,13 @@ class ConfiguredOptions(Options):
         skills: tuple[tuple[Glob, str], ...] = (),
         selection: Selection | None = None,
         config_path: Path | None = None,
+        families: tuple[tuple[str, Any], ...] = (),
     ) -> None:
         super().__init__(repo_root, skill, py_names)
         self.skills = skills
         self.selection = selection
         self.config_path = config_path
+        self.families = families
 
     def skill_for(self, path: Path) -> str | None:
         """The caller's skill for `path`: `--skill`, else the first matching `skill` glob."""
@@ -460,8 +462,18 @@ def resolve(
     )
     py_names = params.get("py_name") or table.get("py-name")
     extra = {"py_names": tuple(py_names)} if py_names else {}
+    tables = table.get("adapters") or {}
+    families = tuple((name, t) for name, t in tables.items() if isinstance(t, dict) and "files" in t) if isinstance(tables, dict) else ()
+    if families:
+        from fixture_migrate.adapting.declared import MappedAdapterError
+        from fixture_migrate.adapting.families import declared_families
+
+        try:
+            declared_families(dict(families), base, path)
+        except MappedAdapterError as error:
+            raise ConfigError(f"{path}: {error.message}") from None
     options = ConfiguredOptions(
-        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, **extra
+        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, families=families, **extra
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
     return Settings(values=values, options=options, config_path=path, paths=paths)

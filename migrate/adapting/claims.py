@@ -60,7 +60,7 @@ def explain(adapter: Adapter, unit: Unit) -> str:
     if adapter.kind == "canonical":
         return f"schema_version {c.CANONICAL_SCHEMA_VERSION!r}"
     if isinstance(data, dict) and c.is_non_empty_string(data.get("schema_version")):
-        return f"schema_version {data['schema_version']!r}: {adapter.summary}"
+        return f"schema_version {data['schema_version']!r}"
     return adapter.summary
 
 
@@ -91,11 +91,17 @@ def other_tool(unit: Unit, syntax: str | None, path: Path | None) -> tuple[str, 
     return None
 
 
-def decide(registry: Any, unit: Unit, *, syntax: str | None = None, path: Path | None = None) -> Claim:
-    """The claim for `unit` by `registry` (a `Registry`; see the module docstring)."""
+def decide(
+    registry: Any, unit: Unit, *, syntax: str | None = None, path: Path | None = None, declared: Any = ()
+) -> Claim:
+    """The claim for `unit` by `registry` (a `Registry`) and the `declared` families
+    (`fixture_migrate.adapting.families`) of the file `path`; see the module docstring."""
     adapter = registry.detect(unit)
     if adapter is not None and adapter.kind != "generic":
         return Claim(CLAIMED, adapter, explain(adapter, unit))
+    for family in declared:
+        if family.claims_at(unit, path):
+            return Claim(CLAIMED, family, family.explain(unit))
     tool = other_tool(unit, syntax, path)
     if tool is not None:
         fmt, what = tool

@@ -112,8 +112,8 @@ def run_migrate(
         if result.status == "error":
             _skip_or_describe(result, named=path in named, options=options)
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
-        if result.reason:
-            record["reason"] = result.reason
+        if result.reason and result.status not in ("changed", "unchanged"):
+            record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
         if result.import_from:
             record["import_from"] = result.import_from
         if output_format == "json":  # only the JSON document needs every file's record kept
@@ -227,8 +227,6 @@ def _handle_change(
             record.update(status="error", error=output.error_record(error))
             return False
     record["written"] = mode.write
-    if result.reason:
-        record["reason"] = result.reason
     verb = "migrated" if mode.write else "would migrate"
     if output_format == "github":
         level = "error" if mode.check else "notice" if mode.write else "warning"

@@ -235,6 +235,13 @@ class Engine:
     def __init__(self, options: Options, registry: Registry | None = None) -> None:
         self.options = options
         self.registry = registry or migration_registry()
+        families = getattr(options, "families", ())
+        if families:
+            from fixture_migrate.adapting.families import declared_families
+
+            self.declared = declared_families(dict(families), options.selection.base, options.config_path)
+        else:
+            self.declared = []
         self.hard_links = HardLinks(options.repo_root)
 
     def detect(self, document: Document) -> list[Adapter | None]:
@@ -252,7 +259,8 @@ class Engine:
             if adapter is not None and adapter.kind != "generic":
                 raise error
         return [
-            decide(self.registry, unit, syntax=document.syntax, path=document.path) for unit in document.units
+            decide(self.registry, unit, syntax=document.syntax, path=document.path, declared=self.declared)
+            for unit in document.units
         ]
 
     def plan(self, path: Path) -> FileResult:
