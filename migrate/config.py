@@ -82,6 +82,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "verbose": "bool",
     },
     "detect": {"quiet": "bool", "verbose": "bool"},
+    "suggest": {"quiet": "bool", "verbose": "bool"},
 }
 """Per subcommand, the keys its table accepts: a kind, or the tuple of allowed strings."""
 for _command, _formats in OUTPUT_FORMATS.items():

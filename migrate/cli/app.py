@@ -372,6 +372,48 @@ def detect(
     raise typer.Exit(code)
 
 
+@app.command()
+def suggest(
+    ctx: typer.Context,
+    paths: Paths = None,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
+    py_name: PyNames = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Draft a pyproject.toml adapter table for a local family migrate leaves unclaimed.
+
+    Reads the files (a directory: the files of local families in it), recognizes the
+    fields holding input, expected outcome, forbidden signals, boundary note and trigger
+    polarity, and prints a `[tool.fixture-migrate.adapters.NAME]` table per family.
+    Paste it into pyproject.toml: the next `migrate` migrates those files in place.
+
+    \b
+    Examples:
+      fixture-migrate suggest skills/*/evals/trigger-cases.json >> pyproject.toml
+      fixture-migrate suggest .
+    """
+    settings = _settings(ctx, "suggest")
+    values = settings.values
+    code = commands.run_suggest(
+        settings.paths,
+        settings.options,
+        out=sys.stdout,
+        report=make_report(
+            "text",
+            out=sys.stdout,
+            root=settings.options.repo_root,
+            quiet=values["quiet"],
+            verbose=values["verbose"],
+            live_stdout=True,
+        ),
+    )
+    raise typer.Exit(code)
+
+
 class Authority(StrEnum):
     source = "source"
     historical = "historical"

@@ -554,6 +554,43 @@ def run_detect(
     return report.exit_code
 
 
+def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:
+    """Print a drafted adapter table (`fixture_migrate.adapting.suggest`) per local family
+    found under `paths`: files no known family claims, grouped by file name and shape.
+    Files a known family, the canonical pass-through or a declared family already claims
+    are passed over (and named with `-v`); a file that cannot be read is an error."""
+    from fixture_migrate.adapting.suggest import draft_table, family_name, shape_of
+
+    reader = Reader(Engine(options))
+    groups: dict[tuple[Any, ...], tuple[list[Path], list[Any]]] = {}
+    for loaded in _load_all(reader, paths, report):
+        if loaded.error is not None:
+            report.error(_display(loaded.path), loaded.error)
+            continue
+        assert loaded.document is not None
+        for unit, claim in zip(loaded.document.units, loaded.claims, strict=True):
+            adapter = claim.adapter
+            if adapter is not None and adapter.kind != "generic":
+                report.note(f"{_display(loaded.path)}: already claimed ({adapter.name}), no table needed")
+                continue
+            shape = shape_of(unit.data)
+            if shape is None:
+                continue
+            files, shapes = groups.setdefault((loaded.path.name, shape.signature), ([], []))
+            if loaded.path not in files:
+                files.append(loaded.path)
+            shapes.append(shape)
+    # Globs are relative to the pyproject.toml the table goes into: the one in use, else the repo root's.
+    config_path = getattr(options, "config_path", None)
+    base = config_path.resolve().parent if config_path is not None else options.repo_root
+    taken: set[str] = set()
+    tables = [draft_table(family_name(files, taken), files, shapes, base) for files, shapes in groups.values()]
+    out.write("\n".join(tables))
+    if not tables:
+        report.summary_line("no local family found: nothing to declare")
+    return report.exit_code
+
+
 def run_schema(*, out: TextIO) -> int:
     """Print the JSON Schema (draft 2020-12) of a canonical v1 file."""
     from fixture_migrate.contract.schema import canonical_schema
