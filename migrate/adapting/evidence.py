@@ -60,11 +60,13 @@ def records_evidence(records: list[Any]) -> tuple[bool, str]:
     and a sentence saying which members showed it (or what is missing, and where)."""
     if not records:
         return False, "the case list is empty"
+    if not any(isinstance(record, dict) for record in records):
+        return False, "no record is an object"
     inputs: set[str] = set()
     expected: set[str] = set()
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
-            return False, f"record {number} is not an object"
+            continue  # a case that is not an object is the migration's error to report, in place
         found_input = v.input_field(record)
         found_expected = v.expected_field(record)
         if found_input is None and found_expected is None:
@@ -105,17 +107,22 @@ def evidence(unit: Unit) -> tuple[Evidence | None, str]:
 def looks_like_fixture(unit: Unit) -> bool:
     """True when `unit` looks like a fixture without the evidence to migrate it: a case list
     of objects that carry an id, an input-like or an expected-like member; a payload with
-    a `schema_version` and a case list; or a trigger-list key holding a list."""
+    a `schema_version` and a case list; a bare list of records with an input and an id;
+    or a trigger-list key holding a list."""
     data = unit.data
     if isinstance(data, dict) and "$schema" in data:
         return False
     found = case_list(data)
     if found is not None:
         key, records = found
+        if key is not None and isinstance(data, dict) and c.is_non_empty_string(data.get("schema_version")):
+            return bool(records)
         if not records or not all(isinstance(r, dict) for r in records):
             return False
-        if key is not None and isinstance(data, dict) and c.is_non_empty_string(data.get("schema_version")):
-            return True
+        if key is None:
+            # A bare list has no envelope saying what it is: only records with an input and
+            # an id or an expectation look like cases (a list of messages does not).
+            return all(v.input_field(r) and ("id" in r or v.expected_field(r)) for r in records)
         markers = {"id", *v.INPUT_LIKE, *v.EXPECTED_LIKE, *v.POLARITY}
         return all(not markers.isdisjoint(r) for r in records)
     if isinstance(data, dict):

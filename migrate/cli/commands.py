@@ -150,7 +150,7 @@ def run_migrate(
             skipped[result.reason.split(":")[0] if result.reason.startswith("a ") else "unreadable"] += 1
             report.note(f"{_display(path)}: skipped: {result.reason}")
         elif result.status == "unchanged":
-            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)}: {result.reason})")
+            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(
                 engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record

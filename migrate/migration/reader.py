@@ -20,7 +20,8 @@ from fixture_migrate.migration.engine import (
     unexpected,
 )
 from fixture_migrate.migration.writes import resolve_target
-from fixture_migrate.adapting.claims import Claim
+from fixture_migrate.adapting.claims import UNCLAIMED, Claim
+from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.slots import Record
 
 
@@ -80,12 +81,24 @@ class Reader:
                 claims = self.engine.decide(document)
             except FixtureError as refused:
                 return LoadedFile(path, error=refused)
-            return LoadedFile(path, document, [cl.adapter for cl in claims], duplicate=error, claims=claims)
+            return LoadedFile(path, document, self._readers(document, claims), duplicate=error, claims=claims)
         try:
             claims = self.engine.decide(document)
         except FixtureError as refused:
             return LoadedFile(path, error=refused)
-        return LoadedFile(path, document, [cl.adapter for cl in claims], claims=claims)
+        return LoadedFile(path, document, self._readers(document, claims), claims=claims)
+
+    def _readers(self, document: Document, claims: list[Claim]) -> list[Adapter | None]:
+        """The adapter each unit is read with: its claim's; for an unclaimed payload (a local
+        family `migrate` leaves alone) the `generic` one, so `normalize` and `validate` give
+        the reference's view of every file the reference reads, claimed or not."""
+        readers: list[Adapter | None] = []
+        for unit, claim in zip(document.units, claims, strict=True):
+            if claim.adapter is None and claim.status == UNCLAIMED and unit.shape == "payload":
+                readers.append(load_builtin("generic"))
+            else:
+                readers.append(claim.adapter)
+        return readers
 
     def cases(
         self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
