@@ -223,3 +223,12 @@ def test_a_migrated_local_family_migrates_to_itself():
     first = plan(json.dumps({"positive": [{"prompt": "p", "reason": "r"}]}), "skills/demo/evals/t.json")
     again = plan(first.new_bytes, "skills/demo/evals/t.json")
     assert again.status == "unchanged"
+
+
+def test_a_gitignore_pattern_git_cannot_read_is_passed_over(tmp_path, capsys):
+    (tmp_path / ".gitignore").write_text("!\n*.log.json\n")
+    (tmp_path / "a.json").write_text(json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]}))
+    (tmp_path / "b.log.json").write_text("{}")
+    assert main(["detect", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "a.json: generic" in out and "b.log.json" not in out

@@ -33,7 +33,17 @@ class GitIgnore:
             return None
         import pathspec
 
-        return pathspec.GitIgnoreSpec.from_lines(lines)
+        try:
+            return pathspec.GitIgnoreSpec.from_lines(lines)
+        except Exception:  # noqa: BLE001 - git passes over a pattern it cannot read (a lone `!`, say)
+            kept = []
+            for line in lines:
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([line])
+                except Exception:  # noqa: BLE001
+                    continue
+                kept.append(line)
+            return pathspec.GitIgnoreSpec.from_lines(kept)
 
     def _spec(self, directory: Path) -> Any:
         if directory not in self._specs:
