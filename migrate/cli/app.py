@@ -2,6 +2,10 @@
 
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
+
+Over the project's ~500 lines a module: one typer command per subcommand, each
+with its options' help text written where the option is declared; the commands
+hold no logic.
 """
 
 import signal
@@ -15,7 +19,7 @@ import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
 from fixture_migrate.cli import commands
-from fixture_migrate.cli.output import make_report
+from fixture_migrate.cli.output import make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
@@ -214,14 +218,15 @@ def migrate(
     values = settings.values
     mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_migrate(
         settings.paths,
         settings.options,
         mode,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -230,6 +235,7 @@ def migrate(
         output_format=fmt,
         jobs=values["jobs"] or default_jobs(),
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -316,18 +322,20 @@ def validate(
     settings = _settings(ctx, "validate")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_validate(
         settings.paths,
         settings.options,
         check_refs=not values["no_ref_check"],
         output_format=fmt,
         as_migrated=values["as_migrated"],
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
-            fmt, out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+            fmt, out=stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
         readiness=values["readiness"],
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -355,13 +363,14 @@ def detect(
     settings = _settings(ctx, "detect")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_detect(
         settings.paths,
         settings.options,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -369,6 +378,7 @@ def detect(
         ),
         output_format=fmt,
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -505,6 +515,72 @@ def import_(
         "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
     )
     raise typer.Exit(run_import(request, out=sys.stdout, report=report))
+
+
+class ExportFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(metavar="PATHS...", help="Canonical v1 files (never modified).")],
+    to: Annotated[
+        str,
+        typer.Option("--to", help="promptfoo, inspect, openai-evals, deepeval, langsmith or skill-creator."),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="DEST",
+            help="The native file to write; its suffix picks the syntax (.jsonl, .json, .csv, .yaml).",
+        ),
+    ],
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if DEST would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the unified diff of DEST; write nothing.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Any loss (a value the target cannot hold) is an error: exit 2.")
+    ] = False,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--output-format", help="text for a person; json, one document on stdout (with the losses)."),
+    ] = ExportFormat.text,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Export canonical fixtures as another eval tool's native file.
+
+    A case imported from that tool comes back as the record it was imported from;
+    any other case is mapped onto the tool's fields, and every value the tool cannot
+    hold is listed in the loss report (stderr; `losses` with --output-format json).
+
+    \b
+    Examples:
+      fixture-migrate export skills/demo/evals/imported.json --to inspect --out evals/dataset.jsonl
+      fixture-migrate export skills/demo/evals/*.json --to promptfoo --out promptfooconfig.yaml --diff
+    """
+    from fixture_migrate.exporting.pipeline import ExportRequest, run_export
+
+    settings = _settings(ctx, "export")
+    request = ExportRequest(
+        paths=paths,
+        target=to,
+        dest=out,
+        repo_root=settings.options.repo_root,
+        check=check,
+        diff=diff,
+        strict=strict,
+        config_path=settings.config_path,
+    )
+    fmt = output_format.value
+    report = make_report(
+        "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
+    )
+    raise typer.Exit(run_export(request, out=sys.stdout, report=report, output_format=fmt))
 
 
 @app.command()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
+from fixture_migrate import Status
 from fixture_migrate.cli import output
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
@@ -68,11 +69,13 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     engine, mode = _WORKER
     result = engine.plan(path)
     diff = ""
-    if result.status == "changed" and mode.diff:
+    if result.status == Status.CHANGED and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
-        diff = render_file_diff(result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name)
+        diff = render_file_diff(
+            result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
+        )
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff
@@ -118,13 +121,13 @@ def run_migrate(
             record["import_from"] = result.import_from
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
-        if result.status == "error":
+        if result.status == Status.ERROR:
             assert result.error is not None
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
             continue
         report.count(result.status)
-        if result.status == "not_fixture":
+        if result.status == Status.NOT_FIXTURE:
             report.note(f"{_display(path)}: not a fixture, skipped")
         elif result.status == "other_tool":
             assert result.import_from is not None
@@ -149,7 +152,7 @@ def run_migrate(
         elif result.status == "skipped":
             skipped[result.reason.split(":")[0] if result.reason.startswith("a ") else "unreadable"] += 1
             report.note(f"{_display(path)}: skipped: {result.reason}")
-        elif result.status == "unchanged":
+        elif result.status == Status.UNCHANGED:
             report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(
@@ -214,6 +217,8 @@ def _handle_change(
     if mode.diff:
         if output_format == "json":
             record["diff"] = diff
+        elif output_format == "github":
+            output.write_github_diff(out, diff, _repo_path(engine, result.path))
         else:
             output.write_diff(out, diff)
     if mode.check:
@@ -267,6 +272,11 @@ def _load_all(
     return loaded
 
 
+_UNSAFE_LEADS = (b"\x7f", b"\xc2", b"\xe2\x80", b"\xe2\x81", b"\xd8\x9c", b"\xef\xbf")
+"""UTF-8 starts of every character `escape_json` rewrites (U+061C is D8 9C; U+FFF9-FFFB
+start EF BF)."""
+
+
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
@@ -277,8 +287,8 @@ def dump_json(value: Any, *, indent: int | None = 2) -> str:
         raw = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")).encode()
     text = raw.decode("utf-8")
     # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
-    # lead bytes: most texts (CJK included) are cleared by four substring searches.
-    if b"\x7f" in raw or b"\xc2" in raw or b"\xe2\x80" in raw or b"\xe2\x81" in raw:
+    # byte sequences: most texts (CJK included) are cleared by a few substring searches.
+    if any(lead in raw for lead in _UNSAFE_LEADS):
         return escape_json(text)
     return text
 
@@ -454,7 +464,7 @@ def _annotate_validation(
     from fixture_migrate.migration.paths import relative_source
 
     for entry, origin in zip(errors, places, strict=True):
-        if entry["reason_code"] == c.DUPLICATE_KEY:
+        if entry["reason_code"] in (c.DUPLICATE_KEY, c.CASE_NOT_OBJECT):
             continue  # annotated already, as the file error it also is
         where = error_place(origin, entry)
         line, col = where if where is not None else (None, None)

@@ -1,5 +1,9 @@
 """Python modules (`.py`) holding fixture literals: found and rewritten with libcst, never imported.
 
+(Some 610 lines, over the ~500 the project aims for: finding the fixture literals in a
+libcst tree, reading them as data with the places of their nodes and refusing what is not
+a plain literal are one walk over one tree.)
+
 A fixture literal is the value of a module-level assignment (`NAME = ...` or
 `NAME: T = ...`) that is either
 
@@ -30,8 +34,13 @@ when a Python file is read.
 from __future__ import annotations
 
 import ast
+import bisect
+import codecs
+import dataclasses
 import functools
+import io
 import re
+import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -441,6 +450,91 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     return False
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class PythonSource:
+    """A module's text as Python reads it, and the means to write edits of it back as the
+    file's own bytes.
+
+    The encoding is found as Python finds it (`tokenize.detect_encoding`: a UTF-8 byte
+    order mark, else a PEP 263 coding cookie on line 1 or 2, else UTF-8). `text` is the
+    decoded module with universal newlines (every `\\r\\n` and lone `\\r` read as `\\n`, as
+    Python's tokenizer reads them), which the parser and the writer work on. `render`
+    splices edits of `text` into the original text, so every byte outside them stays,
+    line endings included; the edited text takes the file's own line ending (its most
+    common one) and is encoded in the file's encoding.
+
+    Raises `FixtureError` (`encoding`): a cookie naming an unknown encoding, bytes the
+    encoding cannot decode (placed), a UTF-16/32 byte order mark.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            decode_text(raw)  # raises the UTF-16/32 error every syntax gives
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        except SyntaxError as error:
+            if "unknown encoding" in str(error.msg) or "encoding problem" in str(error.msg):
+                raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
+            encoding = "utf-8"  # no cookie and a first line that is not UTF-8: placed below
+        self.bom = encoding == "utf-8-sig"
+        self.encoding = "utf-8" if self.bom else codecs.lookup(encoding).name
+        body = raw[len(BOM) :] if self.bom else raw
+        if self.encoding == "utf-8":
+            self.original = decode_text(body)[0]
+        else:
+            try:
+                self.original = body.decode(self.encoding)
+            except UnicodeDecodeError as exc:
+                good = body[: exc.start].decode(self.encoding, errors="replace")
+                line = len(_LINE_END.findall(good)) + 1
+                column = len(good) - max(good.rfind("\n"), good.rfind("\r")) if good else 1
+                raise FixtureError(
+                    f"not valid {self.encoding} (byte 0x{body[exc.start]:02x}), the encoding its coding cookie names",
+                    code="encoding",
+                    line=line,
+                    column=column,
+                ) from None
+        endings = _LINE_END.findall(self.original)
+        counts = {ending: endings.count(ending) for ending in ("\n", "\r\n", "\r")}
+        self.newline = max(counts, key=lambda ending: counts[ending]) if endings else "\n"
+        # Offsets in `text` of the newlines that stand for a two-character `\r\n`.
+        self._pairs: list[int] = []
+        self.text = self.original
+        if "\r" in self.original:
+            for match in re.finditer("\r\n", self.original):
+                self._pairs.append(match.start() - len(self._pairs))
+            self.text = _LINE_END.sub("\n", self.original)
+
+    def _original_offset(self, offset: int) -> int:
+        """The offset in the original text of `offset` in `text`."""
+        return offset + bisect.bisect_left(self._pairs, offset)
+
+    def render(self, edits: list[tuple[int, int, str]]) -> bytes:
+        """The file's bytes with each `(start, end, new)` edit of `text` made (new text
+        with `\\n` line ends); raises `FixtureError` (`encoding`) when an edit holds a
+        character the file's encoding cannot hold."""
+        text = self.original
+        for start, end, new in sorted(edits, reverse=True):
+            if self.newline != "\n":
+                new = new.replace("\n", self.newline)
+            text = text[: self._original_offset(start)] + new + text[self._original_offset(end) :]
+        try:
+            body = text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            line, column = line_col(text.replace("\r\n", "\n").replace("\r", "\n"), exc.start)
+            char = text[exc.start]
+            raise FixtureError(
+                f"refused: the migrated module would hold {char!r} (U+{ord(char):04X}), which its encoding, "
+                f"{self.encoding}, cannot hold",
+                code="encoding",
+                line=line,
+                column=column,
+            ) from None
+        return (BOM if self.bom else b"") + body
+
+
 class PythonDocument(Document):
     """A `.py` module: one unit per module-level fixture literal."""
 
@@ -455,10 +549,9 @@ class PythonDocument(Document):
         py_names: Sequence[str] = DEFAULT_PY_NAMES,
     ) -> None:
         super().__init__(path, raw)
-        text, self.bom = decode_text(raw)
-        self.crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
-        if self.crlf:
-            text = text.replace("\r\n", "\n")
+        source = PythonSource(raw)
+        self.source = source
+        text = source.text
         self.text = text
         self.py_names = tuple(py_names)
         self.fixtures: list[Fixture] = []
@@ -466,11 +559,13 @@ class PythonDocument(Document):
         self.strings: list[tuple[int, int]] = []
         self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
-        self.module: cst.Module | None = None
+        self.comments: Counter[str] = Counter()  # of the module: a migration must keep every one
         if not _mentions(text, self.py_names):
             return
         try:
-            self.module, self.fixtures, self.strings = self._read(text, duplicates)
+            # Only the comments of libcst's tree are kept: the tree itself is the largest
+            # thing a run holds, and the check of the rendered module parses another.
+            self.comments, self.fixtures, self.strings = self._read(text, duplicates)
         except RecursionError:  # libcst's tree walks recurse per level of nesting
             raise _too_deep(text) from None
         self.units = [
@@ -483,8 +578,9 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str, duplicates: str = "refuse") -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
-        """Parse `text` and read its fixture literals; raises `FixtureError`."""
+    def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
+        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`."""
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
@@ -536,7 +632,12 @@ class PythonDocument(Document):
                     self.refused.append((label, error, partial))
                     continue
                 fixtures.append(Fixture(label, root, shape))
-        return module, fixtures, sorted(reader.strings)
+        return _comments(module), fixtures, sorted(reader.strings)
+
+    @property
+    def encoding(self) -> str:
+        """The module's encoding (PEP 263), for showing its text (`render_file_diff`)."""
+        return self.source.encoding
 
     @cached_property
     def style(self) -> PyStyle:
@@ -548,7 +649,8 @@ class PythonDocument(Document):
                 if node.kind != SCALAR:
                     writer.layout(node)
                     stack.extend(node.children)
-        return detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        found = detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        return dataclasses.replace(found, encoding=self.source.encoding)
 
     def render(self, targets: list[Node]) -> bytes:
         edits = []
@@ -569,9 +671,7 @@ class PythonDocument(Document):
         data = self._check(text)
         if data != expected:
             raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
-        if self.crlf:
-            text = text.replace("\n", "\r\n")
-        raw = (BOM if self.bom else b"") + text.encode("utf-8")
+        raw = self.source.render(edits)
         self._rendered = (raw, data)
         return raw
 
@@ -579,13 +679,12 @@ class PythonDocument(Document):
         """The unit data of a rendered module, after refusing one that does not parse or
         has lost a comment."""
         try:
-            module, fixtures, _ = self._read(text)
+            comments, fixtures, _ = self._read(text)
         except FixtureError as error:
             raise FixtureError(
                 f"internal error: the migrated module would not read back ({error.message})", code="internal"
             ) from None
-        assert self.module is not None
-        lost = _comments(self.module) - _comments(module)
+        lost = self.comments - comments
         if lost:
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):

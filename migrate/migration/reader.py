@@ -19,7 +19,6 @@ from fixture_migrate.migration.engine import (
     reference_cases,
     unexpected,
 )
-from fixture_migrate.migration.writes import resolve_target
 from fixture_migrate.adapting.claims import UNCLAIMED, Claim
 from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.slots import Record
@@ -67,14 +66,14 @@ class Reader:
 
     def _load(self, path: Path, last_duplicate_wins: bool) -> LoadedFile:
         py_names = self.engine.options.py_names
+        root = self.engine.options.repo_root
         try:
-            resolve_target(path, self.engine.options.repo_root)
-            document = read_document(path, py_names=py_names)
+            document = read_document(path, py_names=py_names, root=root)
         except FixtureError as error:
             if error.code != "duplicate_key" or not last_duplicate_wins:
                 return LoadedFile(path, error=error)
             try:
-                document = read_document(path, duplicates="last", py_names=py_names)
+                document = read_document(path, duplicates="last", py_names=py_names, root=root)
             except FixtureError:
                 return LoadedFile(path, error=error)
             try:
@@ -249,7 +248,12 @@ def validation_errors(
         for number, where in reader.non_object_cases(loaded):
             extra = {"line": where[0], "column": where[1]} if where else {}
             entry = {"source_file": source_file, "id": None, "skill": None}
-            errors.append(make_error(c.CASE_NOT_OBJECT, entry, f"case {number} is not an object", **extra))
+            message = f"case {number} is not an object"
+            errors.append(make_error(c.CASE_NOT_OBJECT, entry, message, **extra))
+            # Bad input, as in every command (exit 2); listed among the reference's errors
+            # too, as a repeated key is.
+            line, column = where if where else (None, None)
+            problems.append((loaded.path, FixtureError(message, code=c.CASE_NOT_OBJECT, line=line, column=column)))
             if places is not None:
                 places.append(CaseOrigin(loaded))
     return errors, problems

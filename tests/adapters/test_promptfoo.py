@@ -231,3 +231,31 @@ def test_corpus_every_file_is_read_but_prompts(tmp_path):
     every = {path.resolve() for path in corpus_files("promptfoo", ".yaml", ".yml", ".json", ".jsonl", ".csv", ".txt")}
     assert every - read == prompts
     assert prompts  # the samples do name prompt files
+
+
+SCENARIOS = EXAMPLES / "promptfoo" / "scenarios" / "promptfooconfig.yaml"
+
+
+def test_scenarios_give_one_case_per_test_and_config_entry(tmp_path):
+    text = check_import([SCENARIOS], tmp_path / "greetings.json", root=ROOT, skill="greetings")
+    cases = json.loads(text)["cases"]
+    assert [case["id"] for case in cases] == [
+        "greeting-french",
+        cases[1]["id"],
+        "greeting-german",
+        cases[3]["id"],
+    ]
+    assert cases[1]["id"].endswith("-french") and cases[3]["id"].endswith("-german")
+    french = cases[0]["extensions"]["promptfoo"]
+    assert french["vars"] == {"language": "French", "text": "Hello"}
+    assert french["scenario"] == {"index": 0, "config": 0}
+    assert cases[3]["forbidden_signals"] == ["Auf Wiedersehen"]
+
+
+def test_a_scenarios_config_is_a_config_not_a_tests_file(tmp_path):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{q}}']\nscenarios:\n  - config: [{vars: {q: a}}]\n    tests: [{}]\n", encoding="utf-8"
+    )
+    assert _is_config(read_source(config, "promptfooconfig.yaml").data)
+    assert plan([config], tmp_path / "o.json", root=tmp_path, skill="x", fmt="promptfoo").cases == 1
