@@ -32,6 +32,7 @@ UNREADABLE = frozenset(
         "not_a_literal",
         "too_deep",
         "integer_too_long",
+        "too_large",
     }
 )
 """Error codes of a file that cannot be read or parsed (as opposed to one that can't be migrated)."""
