@@ -40,9 +40,9 @@ from typing import Any
 
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
 from fixture_migrate.migration.engine import Options
+from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.migration.paths import find_repo_root, relative_source
 from fixture_migrate.migration.walk import iter_files
 from fixture_migrate.slots import Record
@@ -397,6 +397,31 @@ def _option_name(key: str) -> str:
     return key.replace("-", "_")
 
 
+def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, Any, tuple[Glob, ...]], ...]:
+    """`(name, table, globs)` of each adapter table with `files` (a family `migrate` claims
+    in place, `fixture_migrate.adapting.families`); raises `ConfigError` for a bad table."""
+    if not isinstance(tables, dict):
+        return ()
+    from fixture_migrate.adapting.declared import MappedAdapterError
+    from fixture_migrate.adapting.families import declared_families
+
+    found = []
+    for name, table in tables.items():
+        if isinstance(table, dict) and "files" in table:
+            files = table["files"]
+            globs = (
+                tuple(compile_glob(g) for g in files if isinstance(g, str) and g.strip())
+                if isinstance(files, list)
+                else ()
+            )
+            found.append((name, table, globs))
+    try:
+        declared_families(found, base, path)  # checks each table
+    except MappedAdapterError as error:
+        raise ConfigError(f"{path}: {error.message}") from None
+    return tuple(found)
+
+
 def _globs(values: Any) -> list[str]:
     """The globs of a repeatable, comma-separated option (empty when not given)."""
     return [part.strip() for value in values or () for part in str(value).split(",") if part.strip()]
@@ -464,17 +489,15 @@ def resolve(
     py_names = params.get("py_name") or table.get("py-name")
     extra = {"py_names": tuple(py_names)} if py_names else {}
     tables = table.get("adapters") or {}
-    families = tuple((name, t) for name, t in tables.items() if isinstance(t, dict) and "files" in t) if isinstance(tables, dict) else ()
-    if families:
-        from fixture_migrate.adapting.declared import MappedAdapterError
-        from fixture_migrate.adapting.families import declared_families
-
-        try:
-            declared_families(dict(families), base, path)
-        except MappedAdapterError as error:
-            raise ConfigError(f"{path}: {error.message}") from None
+    families = _families(tables, base, path)
     options = ConfiguredOptions(
-        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, families=families, **extra
+        repo_root=root,
+        skill=default_skill,
+        skills=skills,
+        selection=selection,
+        config_path=path,
+        families=families,
+        **extra,
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
     return Settings(values=values, options=options, config_path=path, paths=paths)

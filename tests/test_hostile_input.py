@@ -478,14 +478,10 @@ def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, c
     code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path))
     assert code == 2
     lines = error_lines(err)
-    assert any(
-        line.startswith(f"{(evals / 'deep.py').as_posix()}:1:") and "[invalid_python]" in line for line in lines
-    )
+    assert any(line.startswith(f"{(evals / 'deep.py').as_posix()}:1:") and "[invalid_python]" in line for line in lines)
     assert any(f"{(evals / 'hex.py').as_posix()}:1:" in line and "[integer_too_long]" in line for line in lines)
     assert any(f"{(evals / 'big.yaml').as_posix()}:5:8:" in line and "[integer_too_long]" in line for line in lines)
-    assert any(
-        f"{(evals / 'decimal.py').as_posix()}:1:49:" in line and "[integer_too_long]" in line for line in lines
-    )
+    assert any(f"{(evals / 'decimal.py').as_posix()}:1:49:" in line and "[integer_too_long]" in line for line in lines)
     assert any(
         f"{(evals / 'escape.py').as_posix()}:1:39:" in line
         and "unknown Unicode character name [invalid_python]" in line

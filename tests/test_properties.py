@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 from fixture_migrate.adapting.protocol import Context
-from fixture_migrate.cli.commands import MigrateMode, run_detect, run_migrate, run_normalize, run_validate
+from fixture_migrate.cli.commands import MigrateMode, run_migrate, run_normalize, run_validate
+from fixture_migrate.cli.decisions import run_detect
 from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.compatibility import compatibility_violations
@@ -269,7 +270,11 @@ def family_payload(draw: st.DrawFn, version: str) -> dict[str, Any]:
         # every case (the other members stay random).
         cases = payload[case_key] or [{}]
         payload[case_key] = [
-            {**case, "input": case["input"] if c.is_non_empty_string(case.get("input")) else "go", "expected": case.get("expected")}
+            {
+                **case,
+                "input": case["input"] if c.is_non_empty_string(case.get("input")) else "go",
+                "expected": case.get("expected"),
+            }
             for case in cases
         ]
     if draw(st.integers(0, 9)) == 0:  # both lists: the reference reads `cases` first

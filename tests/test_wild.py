@@ -148,8 +148,10 @@ def test_meaning_lands_in_the_canonical_fields(runs, repo):
                 has_input += _filled(case.get("input"))
             if listed or any(k in EXPECTED_LIKE and v not in (None, "", [], {}) for k, v in fields.items()):
                 had_expected += 1
-                has_expected += _filled(case.get("expected_outcome")) or _filled(case.get("boundary_note")) or _filled(
-                    case.get("forbidden_signals")
+                has_expected += (
+                    _filled(case.get("expected_outcome"))
+                    or _filled(case.get("boundary_note"))
+                    or _filled(case.get("forbidden_signals"))
                 )
     if had_input:
         assert has_input / had_input >= 0.95, (has_input, had_input)

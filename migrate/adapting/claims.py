@@ -18,7 +18,6 @@ Each decision carries a one-line reason, which `detect -v` prints and reports na
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +63,9 @@ def explain(adapter: Adapter, unit: Unit) -> str:
     return adapter.summary
 
 
-@lru_cache(maxsize=1)
-def import_adapters() -> tuple[Any, ...]:
-    """The built-in import adapters, whose `sniff` recognizes other tools' files."""
-    from fixture_migrate.adapting.registry import IMPORT_ADAPTERS, load_builtin
-
-    return tuple(load_builtin(name) for name in IMPORT_ADAPTERS)
-
-
-def other_tool(unit: Unit, syntax: str | None, path: Path | None) -> tuple[str, str] | None:
-    """`(format, what)` when `unit` is a file of another eval tool, else None."""
+def other_tool(tools: Any, unit: Unit, syntax: str | None, path: Path | None) -> tuple[str, str] | None:
+    """`(format, what)` when one of the import adapters `tools` recognizes `unit` as a file of
+    its eval tool (its `sniff`), else None."""
     if syntax not in ("json", "jsonl", "yaml") or unit.binding is not None:
         return None
     from fixture_migrate.importing.readers import Source
@@ -81,7 +73,7 @@ def other_tool(unit: Unit, syntax: str | None, path: Path | None) -> tuple[str, 
     data = unit.data
     lines = list(range(1, len(data) + 1)) if syntax == "jsonl" and isinstance(data, list) else []
     source = Source(path=path or Path("-"), ref="", syntax=syntax, data=data, raw=b"", record_lines=lines)
-    for adapter in import_adapters():
+    for adapter in tools:
         try:
             found = adapter.sniff(source)
         except Exception:  # noqa: BLE001 - a sniff that trips on odd data just does not match
@@ -102,7 +94,7 @@ def decide(
     for family in declared:
         if family.claims_at(unit, path):
             return Claim(CLAIMED, family, family.explain(unit))
-    tool = other_tool(unit, syntax, path)
+    tool = other_tool(getattr(registry, "import_adapters", tuple)(), unit, syntax, path)
     if tool is not None:
         fmt, what = tool
         return Claim(

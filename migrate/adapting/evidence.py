@@ -70,7 +70,10 @@ def records_evidence(records: list[Any]) -> tuple[bool, str]:
         found_input = v.input_field(record)
         found_expected = v.expected_field(record)
         if found_input is None and found_expected is None:
-            return False, f"record {number} has no input-like field ({_hint(v.INPUT)}) and no expected-like field ({_hint(v.EXPECTED)})"
+            return (
+                False,
+                f"record {number} has no input-like field ({_hint(v.INPUT)}) and no expected-like field ({_hint(v.EXPECTED)})",
+            )
         if found_input is None:
             return False, f"record {number} has no input-like field ({_hint(v.INPUT)})"
         if found_expected is None:
@@ -100,7 +103,9 @@ def evidence(unit: Unit) -> tuple[Evidence | None, str]:
     if isinstance(data, dict):
         lists = v.trigger_lists(data)
         if lists:
-            return Evidence("trigger_lists", "trigger lists " + ", ".join(f"`{k}`" for k in lists), keys=tuple(lists)), ""
+            return Evidence(
+                "trigger_lists", "trigger lists " + ", ".join(f"`{k}`" for k in lists), keys=tuple(lists)
+            ), ""
     return None, "no case list (`cases`, `examples`) and no trigger lists"
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.case_mapper import FILLABLE, CaseMapper
+from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_cases
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node
@@ -47,14 +48,12 @@ class DeclaredFamily:
 
     kind = "family"
 
-    def __init__(self, name: str, table: dict[str, Any], base: Path) -> None:
-        from fixture_migrate.config import compile_glob
-
+    def __init__(self, name: str, table: dict[str, Any], base: Path, globs: tuple[Any, ...]) -> None:
         self.name = name
         self.table = table
         self.base = base
         self.summary = table.get("summary") or f"a local family declared in pyproject.toml ({name})"
-        self.globs = tuple(compile_glob(glob) for glob in table["files"])
+        self.globs = globs  # the `files` globs, compiled by the configuration (`config.Glob`)
         self.records_key: str | None = table.get("records")
         fills = {key: (table[key],) + v.FILLS.get(key, ()) for key in FILLABLE if key in table}
         for key, names in v.FILLS.items():
@@ -105,8 +104,6 @@ class DeclaredFamily:
         return f"declared in pyproject.toml as [tool.fixture-migrate.adapters.{self.name}] (files {globs})"
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
-        from fixture_migrate.adapters.generic import bare_list_file, file_skill, trigger_cases
-
         data = unit.data
         lists = self._lists(data)
         if isinstance(data, list):
@@ -123,16 +120,13 @@ class DeclaredFamily:
         return self.mapper.map_file(data, skill=skill)
 
 
-def declared_families(tables: Any, base: Path, config_path: Path | None) -> list[DeclaredFamily]:
-    """The in-place families of the `[tool.fixture-migrate.adapters.*]` tables (those with
-    `files`); raises `fixture_migrate.adapting.declared.MappedAdapterError` for a bad table."""
-    if not isinstance(tables, dict) or not tables:
+def declared_families(families: Any, base: Path, config_path: Path | None) -> list[DeclaredFamily]:
+    """The in-place families of `(name, table, globs)` triples (the `[tool.fixture-migrate.
+    adapters.*]` tables with `files`, their globs compiled); raises
+    `fixture_migrate.adapting.declared.MappedAdapterError` for a bad table."""
+    if not families:
         return []
     from fixture_migrate.adapting.declared import _check_table
 
     where = config_path or base / "pyproject.toml"
-    return [
-        DeclaredFamily(name, _check_table(where, name, table), base)
-        for name, table in tables.items()
-        if isinstance(table, dict) and "files" in table
-    ]
+    return [DeclaredFamily(name, _check_table(where, name, table), base, globs) for name, table, globs in families]

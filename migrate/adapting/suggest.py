@@ -123,7 +123,11 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
             (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS, *v.EXPECTED),
             lambda value: value is not None,
         ),
-        ("forbidden_signals", ("forbidden_signals", "negative_signal", *v.FORBIDDEN), lambda value: bool(c.string_array(value))),
+        (
+            "forbidden_signals",
+            ("forbidden_signals", "negative_signal", *v.FORBIDDEN),
+            lambda value: bool(c.string_array(value)),
+        ),
         ("boundary_note", ("boundary_note", *v.BOUNDARY_NOTE), c.is_non_empty_string),
         ("polarity", v.POLARITY, lambda value: isinstance(value, bool)),
     ]

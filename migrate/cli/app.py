@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
-from fixture_migrate.cli import commands
+from fixture_migrate.cli import commands, decisions
 from fixture_migrate.cli.output import make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
@@ -364,7 +364,7 @@ def detect(
     values = settings.values
     fmt = values["output_format"]
     stdout = output_stream(fmt)
-    code = commands.run_detect(
+    code = decisions.run_detect(
         settings.paths,
         settings.options,
         out=stdout,
@@ -408,7 +408,7 @@ def suggest(
     """
     settings = _settings(ctx, "suggest")
     values = settings.values
-    code = commands.run_suggest(
+    code = decisions.run_suggest(
         settings.paths,
         settings.options,
         out=sys.stdout,

@@ -326,7 +326,9 @@ def _is_payload(value: cst.BaseExpression) -> bool:
     return False
 
 
-def _partial_dict(value: cst.BaseExpression, text: str, positions: Any, line_starts: list[int]) -> dict[str, Any] | None:
+def _partial_dict(
+    value: cst.BaseExpression, text: str, positions: Any, line_starts: list[int]
+) -> dict[str, Any] | None:
     """The data of a dict literal read leniently: each value that is not a literal read as
     None, each member that is not `"key": value` left out; None when `value` is no dict."""
     if not isinstance(value, cst.Dict):

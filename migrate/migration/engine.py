@@ -251,7 +251,7 @@ class Engine:
         if families:
             from fixture_migrate.adapting.families import declared_families
 
-            self.declared = declared_families(dict(families), options.selection.base, options.config_path)
+            self.declared = declared_families(families, options.selection.base, options.config_path)
         else:
             self.declared = []
         self.hard_links = HardLinks(options.repo_root)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fixture_migrate.adapting.claims import UNCLAIMED, Claim
 from fixture_migrate.adapting.protocol import Adapter
+from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
@@ -19,8 +21,6 @@ from fixture_migrate.migration.engine import (
     reference_cases,
     unexpected,
 )
-from fixture_migrate.adapting.claims import UNCLAIMED, Claim
-from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.slots import Record
 
 

@@ -35,7 +35,9 @@ INPUT_ONLY = {
     "cases": [{"id": "slice", "prompt": "Plan the slice.", "constraints": {"budget": 1200}}],
 }
 OTHER_KEY = {"items": [{"id": "q1", "question": "2+2?", "answer": "4", "difficulty": "easy"}]}
-YAML_TESTS = "tests:\n  - id: a\n    query: Book a flight\n    ideal: Asks for dates\n    must_not: [books without asking]\n"
+YAML_TESTS = (
+    "tests:\n  - id: a\n    query: Book a flight\n    ideal: Asks for dates\n    must_not: [books without asking]\n"
+)
 JSONL = '{"id": "j1", "instruction": "Translate hi", "target": "hola"}\n{"id": "j2", "instruction": "Translate bye", "target": "adios"}\n'
 
 SHAPES = [

@@ -21,7 +21,12 @@ from tests.helpers import plan
 
 
 def claim(data, syntax="json", path="skills/demo/evals/x.json"):
-    return decide(migration_registry(), Unit(data, "case_list" if isinstance(data, list) else "payload"), syntax=syntax, path=Path(path))
+    return decide(
+        migration_registry(),
+        Unit(data, "case_list" if isinstance(data, list) else "payload"),
+        syntax=syntax,
+        path=Path(path),
+    )
 
 
 # --- claim rules -----------------------------------------------------------------------------
@@ -30,22 +35,83 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
 @pytest.mark.parametrize(
     ("data", "status", "adapter"),
     [
-        pytest.param({"cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]}, CLAIMED, "generic", id="input-and-expected"),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]},
+            CLAIMED,
+            "generic",
+            id="input-and-expected",
+        ),
         pytest.param({"examples": [{"query": "q", "ideal": "i"}]}, CLAIMED, "generic", id="examples-list"),
-        pytest.param({"skill_name": "s", "should_trigger": ["go"], "should_not_trigger": ["stop"]}, CLAIMED, "generic", id="keyword-trigger-lists"),
-        pytest.param({"positive": [{"prompt": "p", "reason": "r"}], "near_miss": [{"prompt": "n"}]}, CLAIMED, "generic", id="prompt-trigger-lists"),
-        pytest.param([{"id": "1", "type": "t", "input": "i", "expected_behavior": "e", "tags": []}], CLAIMED, "generic", id="bare-array-with-evidence"),
-        pytest.param({"schema": 1, "skill": "s", "cases": [{"id": "a", "base": "b", "operations": []}]}, UNCLAIMED, None, id="mutation-specs-id-only"),
-        pytest.param({"schema_version": "r.v1", "generated_at": "t", "cases": [{"id": "a", "input_files": ["x"], "expected_outcome": "o"}]}, UNCLAIMED, None, id="report-without-input"),
-        pytest.param({"cases": [{"id": "a", "prompt": "p", "constraints": {"n": 1}}]}, UNCLAIMED, None, id="input-without-expected"),
-        pytest.param({"cases": [{"id": "a", "prompt": "p", "ideal": "i"}, {"id": "b", "prompt": "q"}]}, UNCLAIMED, None, id="one-record-lacks-expected"),
-        pytest.param({"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"),
+        pytest.param(
+            {"skill_name": "s", "should_trigger": ["go"], "should_not_trigger": ["stop"]},
+            CLAIMED,
+            "generic",
+            id="keyword-trigger-lists",
+        ),
+        pytest.param(
+            {"positive": [{"prompt": "p", "reason": "r"}], "near_miss": [{"prompt": "n"}]},
+            CLAIMED,
+            "generic",
+            id="prompt-trigger-lists",
+        ),
+        pytest.param(
+            [{"id": "1", "type": "t", "input": "i", "expected_behavior": "e", "tags": []}],
+            CLAIMED,
+            "generic",
+            id="bare-array-with-evidence",
+        ),
+        pytest.param(
+            {"schema": 1, "skill": "s", "cases": [{"id": "a", "base": "b", "operations": []}]},
+            UNCLAIMED,
+            None,
+            id="mutation-specs-id-only",
+        ),
+        pytest.param(
+            {
+                "schema_version": "r.v1",
+                "generated_at": "t",
+                "cases": [{"id": "a", "input_files": ["x"], "expected_outcome": "o"}],
+            },
+            UNCLAIMED,
+            None,
+            id="report-without-input",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "constraints": {"n": 1}}]},
+            UNCLAIMED,
+            None,
+            id="input-without-expected",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "ideal": "i"}, {"id": "b", "prompt": "q"}]},
+            UNCLAIMED,
+            None,
+            id="one-record-lacks-expected",
+        ),
+        pytest.param(
+            {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"
+        ),
         pytest.param({"name": "x", "version": 1}, NOT_FIXTURE, None, id="config"),
         pytest.param([{"role": "user", "text": "hi"}], NOT_FIXTURE, None, id="bare-list-of-messages"),
-        pytest.param({"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]}, OTHER_TOOL, None, id="skill-creator-evals"),
+        pytest.param(
+            {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
+            OTHER_TOOL,
+            None,
+            id="skill-creator-evals",
+        ),
         pytest.param([{"query": "q", "should_trigger": True}], OTHER_TOOL, None, id="skill-creator-trigger-set"),
-        pytest.param({"prompts": ["p"], "providers": ["openai:x"], "tests": [{"vars": {"q": "x"}}]}, OTHER_TOOL, None, id="promptfoo-config"),
-        pytest.param([{"vars": {"q": "x"}, "assert": [{"type": "contains", "value": "y"}]}], OTHER_TOOL, None, id="promptfoo-tests"),
+        pytest.param(
+            {"prompts": ["p"], "providers": ["openai:x"], "tests": [{"vars": {"q": "x"}}]},
+            OTHER_TOOL,
+            None,
+            id="promptfoo-config",
+        ),
+        pytest.param(
+            [{"vars": {"q": "x"}, "assert": [{"type": "contains", "value": "y"}]}],
+            OTHER_TOOL,
+            None,
+            id="promptfoo-tests",
+        ),
     ],
 )
 def test_claim_rules(data, status, adapter):
@@ -61,7 +127,9 @@ def test_other_tools_name_the_import_format():
 
 
 def test_openai_evals_samples_are_left_for_import():
-    found = claim([{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}], syntax="jsonl", path="samples.jsonl")
+    found = claim(
+        [{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}], syntax="jsonl", path="samples.jsonl"
+    )
     assert found.status == OTHER_TOOL and found.import_from == "openai-evals"
 
 
@@ -90,7 +158,9 @@ def test_a_python_dict_holding_a_name_is_not_a_fixture(tmp_path, capsys):
 
 def test_a_python_dict_of_a_known_family_holding_a_name_stays_an_error(tmp_path, capsys):
     module = tmp_path / "test_cases.py"
-    module.write_text('P = "x"\nFIXTURE = {"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": P}]}\n')
+    module.write_text(
+        'P = "x"\nFIXTURE = {"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": P}]}\n'
+    )
     assert main(["migrate", "--repo-root", str(tmp_path), str(module)]) == 2
     assert "[not_a_literal]" in capsys.readouterr().err
 
