@@ -5,8 +5,11 @@ Such a list has no envelope, and code may use it as a list
 (`@pytest.mark.parametrize("case", CASES)`), so it stays a list: each case is
 mapped by the reference's rules, as the `generic` adapter maps a payload's cases
 (members renamed, an explicit `id`, everything without a canonical home under the
-case's `extensions`; a `prompt` fills an empty `input`, as for JSON Lines output
-cases), and nothing else is written. The payload returned around
+case's `extensions`; the vocabulary (`fixture_migrate.adapting.vocabulary`) fills
+what the reference leaves empty, as for the `generic` adapter), and nothing else is
+written. It claims a list only when every case carries an input-like and an
+expected-like member, and (as every local family) only with fixture context
+(`fixture_migrate.adapting.context`): a pytest parametrize table is not a fixture. The payload returned around
 the cases (`schema_version`, the inferred `skill`) is what `normalize` and
 `validate` read the list as; the Python writer keeps only the cases. To give the
 list file-level members, make it a dict literal with a `cases` key.
@@ -14,13 +17,15 @@ list file-level members, make it a dict literal with a `cases` key.
 
 from __future__ import annotations
 
+from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.case_mapper import CaseMapper
+from fixture_migrate.adapting.evidence import records_evidence
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node, Obj, Val
 
-MAPPER = CaseMapper(fills={"input": ("prompt",)})
+MAPPER = CaseMapper(fills=v.FILLS, polarity_fields=v.POLARITY)
 
 
 class CaseListAdapter:
@@ -36,7 +41,11 @@ class CaseListAdapter:
             and unit.binding is not None
             and isinstance(unit.data, list)
             and all(isinstance(case, dict) for case in unit.data)
+            and records_evidence(unit.data)[0]
         )
+
+    def explain(self, unit: Unit) -> str:
+        return f"`{unit.binding}`: {records_evidence(unit.data)[1]}"
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         members: list[tuple[str, Node]] = [("schema_version", Val(c.CANONICAL_SCHEMA_VERSION))]

@@ -21,6 +21,9 @@ from fixture_migrate.formats.target import Arr, Node, Obj, Val
 
 MAPPER = CaseMapper(fills={"input": ("prompt",)})
 
+RECORDED_OUTPUTS = frozenset({"baseline_output", "with_skill_output"})
+"""The members that make a line a recorded output case of this family."""
+
 
 class OutputCasesJsonlAdapter:
     """A bare list of case objects with `id` and `prompt` (JSONL) made into a canonical file."""
@@ -30,8 +33,15 @@ class OutputCasesJsonlAdapter:
     summary = "JSON Lines output cases (id, prompt, outputs, assertions), written as <stem>.json"
 
     def claims(self, unit: Unit) -> bool:
-        return unit.shape == "case_list" and all(
-            isinstance(line, dict) and "id" in line and "prompt" in line for line in unit.data
+        # The family's own shape: recorded outputs beside the prompt. Other JSON Lines with
+        # an id and a prompt (completion logs, prompt lists, other tools' datasets) are
+        # local families at best, for the `generic` adapter's evidence and context rules.
+        return unit.shape == "case_list" and bool(unit.data) and all(
+            isinstance(line, dict)
+            and "id" in line
+            and "prompt" in line
+            and not RECORDED_OUTPUTS.isdisjoint(line)
+            for line in unit.data
         )
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:

@@ -8,10 +8,17 @@ In order:
 2. another eval tool's file (promptfoo, skill-creator, OpenAI Evals, Inspect AI,
    DeepEval, LangSmith): left to `fixture-migrate import --from FORMAT`, never
    rewritten in place;
-3. a local family with the evidence of eval cases (`generic`, `case_list`);
-4. a file that looks like a fixture but carries no such evidence: *unclaimed*, named
-   in the output with what is missing (`fixture-migrate suggest` drafts a table);
-5. anything else is not a fixture.
+3. a file a local family may never claim (`fixture_migrate.adapting.context.ruled_out`:
+   a well-known configuration, a JSON Schema, a generated report or a run's results,
+   a file under `docs/validation/` or `docs/plans/`): not a fixture;
+4. a local family (`generic`, `case_list`, `output_cases_jsonl`) with the evidence of
+   eval cases *and* fixture context (an `evals`/`eval` folder, a configured `include`,
+   a named skill: `fixture_migrate.adapting.context`); with the evidence and no
+   context it is *unclaimed*;
+5. a file that looks like a fixture but carries no such evidence, or one in an evals
+   folder holding a list of records or strings: *unclaimed*, named in the output with
+   what is missing (`fixture-migrate suggest` drafts a table);
+6. anything else is not a fixture.
 
 Each decision carries a one-line reason, which `detect -v` prints and reports name.
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from fixture_migrate.adapting.context import NO_CONTEXT, fixture_context, in_fixture_folder, ruled_out
 from fixture_migrate.adapting.evidence import evidence, looks_like_fixture
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.contract import rules as c
@@ -83,18 +91,38 @@ def other_tool(tools: Any, unit: Unit, syntax: str | None, path: Path | None) ->
     return None
 
 
+LOCAL_FAMILIES = frozenset({"generic", "case_list", "output_cases_jsonl"})
+"""Adapters of local families: they claim only with evidence and fixture context
+(`fixture_migrate.adapting.context`), after other tools' files."""
+
+
+def is_local(adapter: Adapter) -> bool:
+    """True for an adapter of a local family (claims by field names, not by a schema_version)."""
+    return adapter.kind == "generic" or adapter.name in LOCAL_FAMILIES
+
+
 def decide(
-    registry: Any, unit: Unit, *, syntax: str | None = None, path: Path | None = None, declared: Any = ()
+    registry: Any,
+    unit: Unit,
+    *,
+    syntax: str | None = None,
+    path: Path | None = None,
+    declared: Any = (),
+    root: Path | None = None,
+    included: bool = False,
 ) -> Claim:
     """The claim for `unit` by `registry` (a `Registry`) and the `declared` families
-    (`fixture_migrate.adapting.families`) of the file `path`; see the module docstring."""
+    (`fixture_migrate.adapting.families`) of the file `path` (`root` the repository root,
+    `included` whether it matches a configured `include`); see the module docstring."""
     adapter = registry.detect(unit)
-    if adapter is not None and adapter.kind != "generic":
+    if adapter is not None and not is_local(adapter):
         return Claim(CLAIMED, adapter, explain(adapter, unit))
     for family in declared:
         if family.claims_at(unit, path):
             return Claim(CLAIMED, family, family.explain(unit))
     tool = other_tool(getattr(registry, "import_adapters", tuple)(), unit, syntax, path)
+    if tool is None:
+        tool = other_tool_shape(unit)
     if tool is not None:
         fmt, what = tool
         return Claim(
@@ -102,9 +130,77 @@ def decide(
             reason=f"{what}: another tool's file; `fixture-migrate import --from {fmt}` takes it",
             import_from=fmt,
         )
+    out = ruled_out(path, unit.data, root)
+    if out is not None:
+        return Claim(NOT_FIXTURE, reason=f"not a fixture: {out}")
     if adapter is not None:
-        return Claim(CLAIMED, adapter, explain(adapter, unit))
+        where = fixture_context(path, unit.data, root=root, included=included)
+        if where is not None:
+            return Claim(CLAIMED, adapter, f"{explain(adapter, unit)} ({where})")
+        return Claim(UNCLAIMED, reason=f"{explain(adapter, unit)}, but {NO_CONTEXT}")
     if looks_like_fixture(unit):
         _, why = evidence(unit)
         return Claim(UNCLAIMED, reason=f"looks like a fixture of a local family, but {why}")
+    if path is not None and in_fixture_folder(path, root):
+        held = held_records(unit.data)
+        if held is not None:
+            return Claim(
+                UNCLAIMED,
+                reason=f"in an evals folder and holds {held}, but no rule places it: "
+                "declare its family (`fixture-migrate suggest`)",
+            )
     return Claim(NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
+
+
+def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:
+    """Where `data` holds a non-empty list of records (objects), within three levels of
+    objects, or a top-level list of queries (strings, most of them several words), as
+    `"a list of records at `suite.cases`"`; None when it holds neither (a configuration's
+    lists of identifiers are not queries)."""
+    if isinstance(data, list) and data:
+        if all(isinstance(item, dict) for item in data):
+            return "a list of records" + (f" at `{where}`" if where else "")
+        if depth <= 1 and all(isinstance(item, str) for item in data):
+            sentences = sum(1 for item in data if len(item.split()) > 1)
+            if sentences * 2 > len(data):
+                return "a list of queries" + (f" at `{where}`" if where else "")
+        return None
+    if isinstance(data, dict) and depth < 3:
+        for key, value in data.items():
+            found = held_records(value, f"{where}.{key}" if where else str(key), depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def other_tool_shape(unit: Unit) -> tuple[str, str] | None:
+    """`(format, what)` for other eval tools' files in shapes their readers' sniffs do not
+    take on sight: a promptfoo configuration of only `description` and `tests`, a LangSmith
+    export `{"examples": [{inputs, outputs}]}`, OpenAI Evals samples as a JSON array
+    (`[{"input": [chat messages], "ideal": ...}]`)."""
+    if unit.binding is not None:
+        return None
+    data = unit.data
+    if isinstance(data, dict):
+        keys = set(data)
+        tests = data.get("tests")
+        if "tests" in keys and keys <= {"description", "tests", "prompts", "providers", "defaultTest"} and (
+            isinstance(tests, str) or (isinstance(tests, list) and tests and all(
+                isinstance(t, dict) and ("vars" in t or "assert" in t) for t in tests))
+        ):
+            return "promptfoo", "a promptfoo configuration (tests with vars/assert)"
+        examples = data.get("examples")
+        if isinstance(examples, list) and examples and all(
+            isinstance(e, dict) and "inputs" in e and ("outputs" in e or "reference_outputs" in e) for e in examples
+        ):
+            return "langsmith", "a LangSmith export (examples with inputs and outputs)"
+    if isinstance(data, list) and data and all(
+        isinstance(r, dict)
+        and isinstance(r.get("input"), list)
+        and r["input"]
+        and all(isinstance(m, dict) and "role" in m and "content" in m for m in r["input"])
+        and "ideal" in r
+        for r in data
+    ):
+        return "openai-evals", "OpenAI Evals samples (chat-message input, ideal)"
+    return None

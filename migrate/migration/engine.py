@@ -270,10 +270,27 @@ class Engine:
             adapter = self.registry.detect(Unit(partial, label=label))
             if adapter is not None and adapter.kind != "generic":
                 raise error
+        included = self._included(document.path)
         return [
-            decide(self.registry, unit, syntax=document.syntax, path=document.path, declared=self.declared)
+            decide(
+                self.registry,
+                unit,
+                syntax=document.syntax,
+                path=document.path,
+                declared=self.declared,
+                root=self.options.repo_root,
+                included=included,
+            )
             for unit in document.units
         ]
+
+    def _included(self, path: Path | None) -> bool:
+        """True when `path` matches a configured `include` (fixture context for a local family)."""
+        selection = getattr(self.options, "selection", None)
+        if path is None or selection is None or not selection.include:
+            return False
+        rel = selection.relative(path)
+        return rel is not None and any(glob.matches(rel) for glob in selection.include)
 
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
