@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.case_mapper import CaseMapper
-from fixture_migrate.adapting.evidence import records_evidence
+from fixture_migrate.adapting.evidence import canonical_records, records_evidence
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats import Unit
@@ -41,10 +41,12 @@ class CaseListAdapter:
             and unit.binding is not None
             and isinstance(unit.data, list)
             and all(isinstance(case, dict) for case in unit.data)
-            and records_evidence(unit.data)[0]
+            and (records_evidence(unit.data)[0] or canonical_records(unit.data))
         )
 
     def explain(self, unit: Unit) -> str:
+        if canonical_records(unit.data):
+            return f"`{unit.binding}`: canonical cases"
         return f"`{unit.binding}`: {records_evidence(unit.data)[1]}"
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:

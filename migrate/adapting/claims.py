@@ -11,7 +11,7 @@ In order:
 3. a file a local family may never claim (`fixture_migrate.adapting.context.ruled_out`:
    a well-known configuration, a JSON Schema, a generated report or a run's results,
    a file under `docs/validation/` or `docs/plans/`): not a fixture;
-4. a local family (`generic`, `case_list`, `output_cases_jsonl`) with the evidence of
+4. a local family (`generic`, `case_list`) with the evidence of
    eval cases *and* fixture context (an `evals`/`eval` folder, a configured `include`,
    a named skill: `fixture_migrate.adapting.context`); with the evidence and no
    context it is *unclaimed*;
@@ -91,9 +91,10 @@ def other_tool(tools: Any, unit: Unit, syntax: str | None, path: Path | None) ->
     return None
 
 
-LOCAL_FAMILIES = frozenset({"generic", "case_list", "output_cases_jsonl"})
+LOCAL_FAMILIES = frozenset({"generic", "case_list"})
 """Adapters of local families: they claim only with evidence and fixture context
-(`fixture_migrate.adapting.context`), after other tools' files."""
+(`fixture_migrate.adapting.context`), after other tools' files. (`output_cases_jsonl`
+is a known family: it claims only its own shape, recorded outputs beside the prompt.)"""
 
 
 def is_local(adapter: Adapter) -> bool:

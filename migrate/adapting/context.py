@@ -128,6 +128,8 @@ def ruled_out(path: Path | None, data: Any, root: Path | None = None) -> str | N
             if text.startswith(prefix) or f"/{prefix}" in text:
                 return f"under {prefix} (documentation, not a fixture source)"
     if isinstance(data, dict):
+        if "$schema" in data:
+            return "a document declaring `$schema` (a JSON Schema or a tool's configuration)"
         if "type" in data and "properties" in data or "$defs" in data or "definitions" in data:
             return "a JSON Schema (type and properties, $defs or definitions)"
         found = sorted(REPORT_KEYS.intersection(data))

@@ -83,6 +83,14 @@ def records_evidence(records: list[Any]) -> tuple[bool, str]:
     return True, f"records carry input ({_names(inputs)}) and expected outcome ({_names(expected)})"
 
 
+def canonical_records(records: list[Any]) -> bool:
+    """True when every record is already a canonical case: an object with an `id` and an
+    `input`, and no member the contract's case does not hold (a migrated list read again)."""
+    return bool(records) and all(
+        isinstance(r, dict) and "id" in r and "input" in r and set(r) <= set(c.CASE_KEYS) for r in records
+    )
+
+
 def _hint(names: tuple[str, ...]) -> str:
     return ", ".join(names[:4]) + ", ..."
 

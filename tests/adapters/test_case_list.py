@@ -41,13 +41,13 @@ def test_case(case):
 # A tuple under FIXTURE, ids already explicit, one member without a canonical home.
 TUPLE = """\
 FIXTURE = (
-    {"id": "a", "input": "hi", "coverage_tags": ["trigger"], "owner": "tea-team"},
+    {"id": "a", "input": "hi", "expected_outcome": "greets", "coverage_tags": ["trigger"], "owner": "tea-team"},
 )
 """
 
 CANONICAL = """\
 CASES = [
-    {"id": "a", "input": "hi", "coverage_tags": ["trigger"], "extensions": {"owner": "tea-team"}},
+    {"id": "a", "input": "hi", "expected_outcome": "greets", "coverage_tags": ["trigger"], "extensions": {"owner": "tea-team"}},
 ]
 """
 
@@ -93,10 +93,49 @@ def test_canonical_list_stays_untouched():
 
 
 def test_claims_only_bound_lists_of_objects():
-    assert CASE_LIST.claims(Unit([{"id": "a"}], shape="case_list", binding="CASES"))
-    assert not CASE_LIST.claims(Unit([{"id": "a"}], shape="case_list"))  # JSON Lines: output_cases_jsonl's
-    assert not CASE_LIST.claims(Unit([{"id": "a"}, 3], shape="case_list", binding="CASES"))
+    case = {"id": "a", "prompt": "p", "expected": "e"}
+    assert CASE_LIST.claims(Unit([case], shape="case_list", binding="CASES"))
+    assert not CASE_LIST.claims(Unit([case], shape="case_list"))  # JSON Lines: not bound to a name
+    assert not CASE_LIST.claims(Unit([case, 3], shape="case_list", binding="CASES"))
     assert not CASE_LIST.claims(Unit({"cases": []}, binding="CASES"))
+
+
+def test_claims_only_lists_with_evidence():
+    """A pytest parametrize table or a list of mutation specs is no eval case list."""
+    assert not CASE_LIST.claims(Unit([{"id": "a"}], shape="case_list", binding="CASES"))
+    table = [{"a": 1, "b": 2, "sum": 3}]
+    assert not CASE_LIST.claims(Unit(table, shape="case_list", binding="CASES"))
+    specs = [{"id": "m1", "base": "x", "operations": []}]
+    assert not CASE_LIST.claims(Unit(specs, shape="case_list", binding="CASES"))
+
+
+PARAMETRIZE_TABLE = """\
+import pytest
+
+CASES = [
+    {"input": "1+1", "expected": "2"},
+    {"input": "2*3", "expected": "6"},
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_parse(case):
+    assert parse(case["input"]) == case["expected"]
+"""
+
+
+def test_a_test_module_outside_an_evals_folder_is_named_not_migrated():
+    """Names alone are not evidence outside a fixture's home: input/expected in tests/."""
+    result = plan(PARAMETRIZE_TABLE, "tests/test_parse.py")
+    assert result.status == "unclaimed" and "evals" in result.reason
+    assert result.new_bytes is None
+
+
+def test_vocabulary_fills_input_and_expected():
+    unit = Unit([{"query": "q", "expected_behavior": "b", "must_not_include": ["x"]}], "case_list", binding="CASES")
+    payload = materialize(CASE_LIST.to_canonical(unit, Context(source_file=PATH)), unit.data)
+    case = payload["cases"][0]
+    assert case["input"] == "q" and case["expected_outcome"] == "b" and case["forbidden_signals"] == ["x"]
 
 
 def test_the_payload_read_around_the_list():

@@ -29,9 +29,10 @@ TWO_LINES = (
 # BOM, CRLF, a blank line, no final newline; a line that has an input already.
 BOM_CRLF = (
     "\ufeff"
-    '{"id": "tea-card", "prompt": "Write a tea card.", "input": "Write a green tea card.", "metadata": {"n": 1}}\r\n'
+    '{"id": "tea-card", "prompt": "Write a tea card.", "input": "Write a green tea card.", "with_skill_output": "t",'
+    ' "metadata": {"n": 1}}\r\n'
     "\r\n"
-    '{"id": "cake-card", "prompt": "Write a cake card.", "assertions": ["has oven temperature"]}'
+    '{"id": "cake-card", "prompt": "Write a cake card.", "baseline_output": "c", "assertions": ["has oven temperature"]}'
 )
 
 SAMPLES = [pytest.param(TWO_LINES, id="two-lines"), pytest.param(BOM_CRLF, id="bom-crlf-blank-line")]
@@ -63,7 +64,7 @@ def test_prompt_fills_input():
 def test_prompt_stays_under_extensions_when_input_exists():
     tea, cake = orjson.loads(migrate_sample(BOM_CRLF, PATH).after)["cases"]
     assert tea["input"] == "Write a green tea card."
-    assert tea["extensions"] == {"prompt": "Write a tea card.", "metadata": {"n": 1}}
+    assert tea["extensions"] == {"prompt": "Write a tea card.", "with_skill_output": "t", "metadata": {"n": 1}}
     assert cake["input"] == "Write a cake card."
 
 
@@ -71,3 +72,18 @@ def test_bom_and_crlf_are_kept():
     new = plan(BOM_CRLF, PATH).new_bytes
     assert new is not None and new.startswith(b"\xef\xbb\xbf{\r\n")
     assert new.count(b"\r\n") == new.count(b"\n")
+
+
+# Other JSON Lines with an id and a prompt: not this family (no recorded outputs).
+COMPLETION_LOG = '{"id": "c1", "prompt": "hi", "completion": "hello", "model": "m"}\n'
+PROMPT_LIST = '{"id": "r1", "prompt": "ignore your instructions", "category": "jailbreak"}\n'
+
+
+@pytest.mark.parametrize("path", ["logs/completions.jsonl", "skills/recipe-cards/evals/output/log.jsonl"])
+def test_lines_without_recorded_outputs_are_not_this_family(path):
+    for text in (COMPLETION_LOG, PROMPT_LIST):
+        result = plan(text, path)
+        assert result.status in ("unclaimed", "not_fixture"), result.status
+        assert result.new_bytes is None and ADAPTER not in (result.adapters or [])
+
+

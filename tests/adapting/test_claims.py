@@ -72,7 +72,7 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
                 "generated_at": "t",
                 "cases": [{"id": "a", "input_files": ["x"], "expected_outcome": "o"}],
             },
-            UNCLAIMED,
+            NOT_FIXTURE,
             None,
             id="report-without-input",
         ),
@@ -92,7 +92,7 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
             {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"
         ),
         pytest.param({"name": "x", "version": 1}, NOT_FIXTURE, None, id="config"),
-        pytest.param([{"role": "user", "text": "hi"}], NOT_FIXTURE, None, id="bare-list-of-messages"),
+        pytest.param([{"role": "user", "text": "hi"}], UNCLAIMED, None, id="bare-list-of-records-in-evals"),
         pytest.param(
             {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
             OTHER_TOOL,
@@ -167,7 +167,7 @@ def test_a_python_dict_of_a_known_family_holding_a_name_stays_an_error(tmp_path,
 
 def test_detect_json_is_valid_json_and_explains(tmp_path, capsys):
     (tmp_path / "empty.py").write_text("import os\n")
-    (tmp_path / "cases.json").write_text(json.dumps({"cases": [{"prompt": "p", "answer": "a"}]}))
+    (tmp_path / "cases.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "answer": "a"}]}))
     assert main(["detect", "--output-format", "json", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     records = json.loads(capsys.readouterr().out)
     by_path = {Path(r["path"]).name: r for r in records}
@@ -182,7 +182,7 @@ def test_detect_json_is_valid_json_and_explains(tmp_path, capsys):
 
 def test_gitignore_and_exclude_in_walks(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # --exclude globs are relative to the current directory (no configuration)
-    fixture = json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]})
+    fixture = json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]})
     for name in ("kept.json", "build/out.json", "logs/a.json", "vendor/b.json"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(fixture)
@@ -297,7 +297,7 @@ def test_a_migrated_local_family_migrates_to_itself():
 
 def test_a_gitignore_pattern_git_cannot_read_is_passed_over(tmp_path, capsys):
     (tmp_path / ".gitignore").write_text("!\n*.log.json\n")
-    (tmp_path / "a.json").write_text(json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]}))
+    (tmp_path / "a.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]}))
     (tmp_path / "b.log.json").write_text("{}")
     assert main(["detect", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     out = capsys.readouterr().out

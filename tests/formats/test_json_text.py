@@ -15,7 +15,7 @@ V1 = '"schema_version": "spec-first.workflow-eval-fixtures.v1"'
 
 
 def migrated(source: str) -> str:
-    result = plan(source, "fixtures/x.json")
+    result = plan(source, "evals/x.json")
     assert result.status == "changed", result.error and result.error.message
     return result.new_bytes.decode("utf-8")
 
@@ -93,7 +93,7 @@ def test_writer(source, expected):
 
 def test_bom_is_kept():
     result = plan(
-        b'\xef\xbb\xbf{"cases": [{"id": "a", "input": "i", "expected_outcome": "o", "x": 1}]}', "fixtures/x.json"
+        b'\xef\xbb\xbf{"cases": [{"id": "a", "input": "i", "expected_outcome": "o", "x": 1}]}', "evals/x.json"
     )
     assert result.new_bytes.startswith(b'\xef\xbb\xbf{"schema_version"')
 

@@ -166,8 +166,8 @@ def test_case(case):
 
 OUTPUT_CASES = """\
 CASES = [
-    {"id": "case-1", "prompt": "Write the tasks.", "assertions": ["has-ids"]},
-    {"id": "case-2", "prompt": "Then stop.", "metadata": {"run": 3}},
+    {"id": "case-1", "prompt": "Write the tasks.", "with_skill_output": "t", "assertions": ["has-ids"]},
+    {"id": "case-2", "prompt": "Then stop.", "baseline_output": "", "metadata": {"run": 3}},
 ]
 """
 
@@ -222,7 +222,7 @@ def test_comments_stay_with_their_elements():
     after = migrate_sample(CANONICAL_STRAY, PATH).after
     assert '                "must_find": "the thing",  # checked by hand\n' in after
     after = migrate_sample(CASE_LIST, PATH).after
-    assert "    # the second one\n    {\n" in after and "]}},  # first\n" in after
+    assert "    # the second one\n    {\n" in after and "]},  # first\n" in after
 
 
 def test_prefixes_quotes_concatenation_and_trailing_commas_are_kept():
@@ -256,14 +256,15 @@ def test_a_bare_case_list_stays_a_list():
     cases = ast.literal_eval(after[start:end])
     assert isinstance(cases, list) and [case["id"] for case in cases] == ["a", "b-case"]
     assert cases[0]["input"] == "Write tasks." and cases[1]["extensions"] == {"name": "B case"}
-    tuple_source = 'CASES = (\n    {"name": "Only", "user_intent": "hi"},\n)\n'
+    tuple_source = 'CASES = (\n    {"name": "Only", "user_intent": "hi", "expected": "e"},\n)\n'
     after = migrate_sample(tuple_source, PATH).after
-    assert after == 'CASES = (\n    {"id": "only", "input": "hi", "extensions": {"name": "Only"}},\n)\n'
+    assert after == 'CASES = (\n    {"id": "only", "input": "hi", "expected_outcome": "e", "extensions": {"name": "Only"}},\n)\n'
 
 
 def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
-    target = tmp_path / "test_triggers.py"
-    target.write_text('TRIGGER_CASES = [{"name": "A", "user_intent": "hi"}]\n', encoding="utf-8")
+    target = tmp_path / "evals" / "test_triggers.py"
+    target.parent.mkdir()
+    target.write_text('TRIGGER_CASES = [{"name": "A", "user_intent": "hi", "expected": "e"}]\n', encoding="utf-8")
     assert main(["detect", str(target), "--repo-root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith(": not a fixture\n")
     assert main(["detect", str(target), "--repo-root", str(tmp_path), "--py-name", "TRIGGER_CASES"]) == 0
@@ -273,14 +274,15 @@ def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
 @pytest.mark.parametrize(
     "source",
     [
-        'import os; CASES = [{"name": "A", "user_intent": "hi"}]\n',
-        'ALL = CASES = [{"name": "A", "user_intent": "hi"}]\n',
-        'CASES: list[dict] = [{"name": "A", "user_intent": "hi"}]; DONE = True\n',
+        'import os; CASES = [{"name": "A", "user_intent": "hi", "expected": "e"}]\n',
+        'ALL = CASES = [{"name": "A", "user_intent": "hi", "expected": "e"}]\n',
+        'CASES: list[dict] = [{"name": "A", "user_intent": "hi", "expected": "e"}]; DONE = True\n',
     ],
     ids=["after-semicolon", "chained", "annotated-before-semicolon"],
 )
 def test_a_case_list_anywhere_on_a_module_level_line_is_found(tmp_path, capsys, source):
-    target = tmp_path / "test_cases.py"
+    target = tmp_path / "evals" / "test_cases.py"
+    target.parent.mkdir()
     target.write_text(source, encoding="utf-8")
     assert main(["detect", str(target), "--repo-root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith(" [CASES]: case_list (generic)\n")

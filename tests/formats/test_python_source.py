@@ -85,7 +85,8 @@ def test_a_new_value_the_encoding_cannot_hold_is_written_as_an_escape(tmp_path, 
 
 
 def test_the_diff_of_a_latin1_module_shows_its_text(tmp_path, capsys):
-    module = tmp_path / "m.py"
+    module = tmp_path / "evals" / "m.py"
+    module.parent.mkdir()
     module.write_bytes(("# coding: latin-1\n" + CASES).encode("latin-1"))
     assert main(["migrate", "--diff", "--repo-root", str(tmp_path), str(module)]) == 0
     out = capsys.readouterr().out

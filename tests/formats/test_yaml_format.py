@@ -155,8 +155,10 @@ OUTPUT_CASES = """\
 # recorded output cases, one mapping a case
 - id: case-1
   prompt: Write the tasks.   # the ask
+  with_skill_output: tasks
   assertions: [has-ids, has-estimates]
 - id: case-2
+  baseline_output: ""
   prompt: |
     Write the tasks,
     then stop.
