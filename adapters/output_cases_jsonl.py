@@ -33,16 +33,17 @@ class OutputCasesJsonlAdapter:
     summary = "JSON Lines output cases (id, prompt, outputs, assertions), written as <stem>.json"
 
     def claims(self, unit: Unit) -> bool:
-        # The family's own shape: recorded outputs beside the prompt. Other JSON Lines with
-        # an id and a prompt (completion logs, prompt lists, other tools' datasets) are
-        # local families at best, for the `generic` adapter's evidence and context rules.
-        return unit.shape == "case_list" and bool(unit.data) and all(
-            isinstance(line, dict)
-            and "id" in line
-            and "prompt" in line
-            and not RECORDED_OUTPUTS.isdisjoint(line)
-            for line in unit.data
+        return unit.shape == "case_list" and all(
+            isinstance(line, dict) and "id" in line and "prompt" in line for line in unit.data
         )
+
+    def known(self, unit: Unit) -> bool:
+        """True when every line carries a recorded output (`baseline_output`,
+        `with_skill_output`): the family's own shape, claimed before anything else. Other
+        lines with an id and a prompt (completion logs, prompt lists, other tools'
+        datasets) are a local family, claimed only after other tools' files and with
+        fixture context (`fixture_migrate.adapting.claims`)."""
+        return self.claims(unit) and bool(unit.data) and all(not RECORDED_OUTPUTS.isdisjoint(line) for line in unit.data)
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         cases = Arr([MAPPER.map_case(line, (i,), i) for i, line in enumerate(unit.data)])

@@ -220,7 +220,7 @@ def test_files_follow_the_nearest_configuration(tmp_path: Path) -> None:
     )
     module = tmp_path / "skills" / "tea" / "test_cases.py"
     module.parent.mkdir(parents=True)
-    module.write_text('MY_CASES = [{"name": "Steep", "user_intent": "how long?"}]\n')
+    module.write_text('MY_CASES = [{"name": "Steep", "user_intent": "how long?", "expected": "3 min"}]\n')
     plan = fixture_migrate.plan_file(module)
     assert (plan.status, plan.adapters) == (Status.CHANGED, ("case_list",))
     [case] = fixture_migrate.normalize(module)

@@ -11,7 +11,8 @@ In order:
 3. a file a local family may never claim (`fixture_migrate.adapting.context.ruled_out`:
    a well-known configuration, a JSON Schema, a generated report or a run's results,
    a file under `docs/validation/` or `docs/plans/`): not a fixture;
-4. a local family (`generic`, `case_list`) with the evidence of
+4. a local family (`generic`, `case_list`, `output_cases_jsonl` without recorded
+   outputs) with the evidence of
    eval cases *and* fixture context (an `evals`/`eval` folder, a configured `include`,
    a named skill: `fixture_migrate.adapting.context`); with the evidence and no
    context it is *unclaimed*;
@@ -91,15 +92,22 @@ def other_tool(tools: Any, unit: Unit, syntax: str | None, path: Path | None) ->
     return None
 
 
-LOCAL_FAMILIES = frozenset({"generic", "case_list"})
+LOCAL_FAMILIES = frozenset({"generic", "case_list", "output_cases_jsonl"})
 """Adapters of local families: they claim only with evidence and fixture context
-(`fixture_migrate.adapting.context`), after other tools' files. (`output_cases_jsonl`
-is a known family: it claims only its own shape, recorded outputs beside the prompt.)"""
+(`fixture_migrate.adapting.context`), after other tools' files. `output_cases_jsonl`
+is a known family where its lines carry recorded outputs (its `known`), a local one
+otherwise; there the `generic` adapter takes lines it has the evidence for (the
+vocabulary maps them)."""
 
 
-def is_local(adapter: Adapter) -> bool:
+def is_local(adapter: Adapter, unit: Unit) -> bool:
     """True for an adapter of a local family (claims by field names, not by a schema_version)."""
-    return adapter.kind == "generic" or adapter.name in LOCAL_FAMILIES
+    if adapter.kind == "generic":
+        return True
+    if adapter.name in LOCAL_FAMILIES:
+        known = getattr(adapter, "known", None)
+        return not (callable(known) and known(unit))
+    return False
 
 
 def decide(
@@ -116,8 +124,12 @@ def decide(
     (`fixture_migrate.adapting.families`) of the file `path` (`root` the repository root,
     `included` whether it matches a configured `include`); see the module docstring."""
     adapter = registry.detect(unit)
-    if adapter is not None and not is_local(adapter):
+    if adapter is not None and not is_local(adapter, unit):
         return Claim(CLAIMED, adapter, explain(adapter, unit))
+    if adapter is not None and adapter.kind != "generic":
+        generic = _generic(registry)
+        if generic is not None and generic.claims(unit):
+            adapter = generic  # the vocabulary's mapping for lines that carry its evidence
     for family in declared:
         if family.claims_at(unit, path):
             return Claim(CLAIMED, family, family.explain(unit))
@@ -151,6 +163,13 @@ def decide(
                 "declare its family (`fixture-migrate suggest`)",
             )
     return Claim(NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
+
+
+def _generic(registry: Any) -> Adapter | None:
+    try:
+        return registry["generic"]
+    except (KeyError, TypeError):
+        return None
 
 
 def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:

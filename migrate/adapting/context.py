@@ -10,7 +10,7 @@ fixture context:
 
 - it lies in a folder named `evals` or `eval` (a skill's `evals/` folder is the
   contract's home for fixtures), or
-- it matches a configured `include`, or
+- it matches a configured `include` or `[tool.fixture-migrate.skill]` glob, or
 - the file or its records name a skill (a non-empty `skill` or `skill_name`).
 
 (A family declared in pyproject.toml or by a plugin is claimed before any of this.)

@@ -285,12 +285,18 @@ class Engine:
         ]
 
     def _included(self, path: Path | None) -> bool:
-        """True when `path` matches a configured `include` (fixture context for a local family)."""
+        """True when `path` matches a configured `include` or `skill` glob (fixture context for a
+        local family)."""
         selection = getattr(self.options, "selection", None)
-        if path is None or selection is None or not selection.include:
+        if path is None or selection is None:
             return False
         rel = selection.relative(path)
-        return rel is not None and any(glob.matches(rel) for glob in selection.include)
+        if rel is None:
+            return False
+        if selection.include and any(glob.matches(rel) for glob in selection.include):
+            return True
+        # A `[tool.fixture-migrate.skill]` glob maps the file to a skill: declared too.
+        return any(glob.matches(rel) for glob, _ in getattr(self.options, "skills", ()))
 
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.

@@ -120,7 +120,8 @@ def test_mixed_directory_with_a_broken_file(capsys, tree):
     ],
 )
 def test_bad_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, content, place, code_name):
-    bad = tmp_path / "bad.json"
+    bad = tmp_path / "evals" / "bad.json"
+    bad.parent.mkdir()
     bad.write_bytes(content)
     code, out, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(bad))
     assert code == 2
@@ -141,12 +142,13 @@ def test_json_that_is_not_an_object_is_not_a_fixture(capsys, tmp_path, content):
 
 
 def test_a_json_list_of_cases_migrates_as_a_yaml_list_does(capsys, tmp_path):
-    (tmp_path / "list.json").write_text('[{"id": "a", "prompt": "p", "expected": "x"}]\n')
-    (tmp_path / "list.yaml").write_text("- id: a\n  prompt: p\n  expected: x\n")
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "list.json").write_text('[{"id": "a", "user_intent": "p", "expected": "x"}]\n')
+    (tmp_path / "evals" / "list.yaml").write_text("- id: a\n  user_intent: p\n  expected: x\n")
     code, out, _ = run(capsys, "detect", "--repo-root", str(tmp_path), str(tmp_path))
-    assert code == 0 and out.count(": output_cases_jsonl (family)") == 2
+    assert code == 0 and out.count(": generic") == 2, out
     assert run(capsys, "migrate", "--repo-root", str(tmp_path), str(tmp_path))[0] == 0
-    migrated = json.loads((tmp_path / "list.json").read_text())
+    migrated = json.loads((tmp_path / "evals" / "list.json").read_text())
     assert migrated["cases"] == [{"id": "a", "input": "p", "expected_outcome": "x"}]
     code, out, _ = run(capsys, "normalize", "--repo-root", str(tmp_path), str(tmp_path))
     first, second = json.loads(out)
@@ -158,11 +160,11 @@ def test_a_json_list_of_cases_migrates_as_a_yaml_list_does(capsys, tmp_path):
 @pytest.mark.parametrize(
     "name, text",
     [
-        ("l.yaml", "- id: a\n  prompt: p\n"),
-        ("multi.yaml", "a: 1\n---\n- id: z\n  prompt: y\n"),
-        ("l.json", '[{"id": "b", "prompt": "q"}]\n'),
+        ("l.yaml", "- id: a\n  prompt: p\n  with_skill_output: o\n"),
+        ("multi.yaml", "a: 1\n---\n- id: z\n  prompt: y\n  baseline_output: o\n"),
+        ("l.json", '[{"id": "b", "user_intent": "q", "expected": "x"}]\n'),
         ("output/cases.jsonl", '{"id": "c", "prompt": "r"}\n'),
-        ("test_cases.py", 'CASES = [{"name": "d", "user_intent": "s"}]\n'),
+        ("test_cases.py", 'CASES = [{"name": "d", "user_intent": "s", "expected": "x"}]\n'),
         ("e.yaml", "schema_version: prompt-examples/v1\nexamples:\n  - name: e\n    user_intent: t\n"),
     ],
 )
@@ -349,7 +351,7 @@ def test_the_printed_diff_applied_with_git_gives_what_migrate_writes(capsys, tmp
         "skills/a/evals/bom.json": '\ufeff{"schema_version": "prompt-examples/v1", "examples": '
         '[{"name": "c", "user_intent": "y"}]}\n',
         "skills/a/evals/output/cases.jsonl": '\ufeff{"id": "a", "prompt": "p"}\r\n{"id": "b", "prompt": "q"}\r\n',
-        "skills/a/evals/test_cases.py": '\ufeffCASES = [\r\n    {"name": "d", "user_intent": "z"},\r\n]\r\n',
+        "skills/a/evals/test_cases.py": '\ufeffCASES = [\r\n    {"name": "d", "user_intent": "z", "expected": "e"},\r\n]\r\n',
     }
     trees = {}
     for side in ("applied", "migrated"):
