@@ -43,7 +43,9 @@ class OutputCasesJsonlAdapter:
         lines with an id and a prompt (completion logs, prompt lists, other tools'
         datasets) are a local family, claimed only after other tools' files and with
         fixture context (`fixture_migrate.adapting.claims`)."""
-        return self.claims(unit) and bool(unit.data) and all(not RECORDED_OUTPUTS.isdisjoint(line) for line in unit.data)
+        return (
+            self.claims(unit) and bool(unit.data) and all(not RECORDED_OUTPUTS.isdisjoint(line) for line in unit.data)
+        )
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         cases = Arr([MAPPER.map_case(line, (i,), i) for i, line in enumerate(unit.data)])

@@ -159,8 +159,7 @@ def decide(
         if held is not None:
             return Claim(
                 UNCLAIMED,
-                reason=f"in an evals folder and holds {held}, but no rule places it: "
-                "declare its family (`fixture-migrate suggest`)",
+                reason=f"in an evals folder and holds {held}, but no rule places it",
             )
     return Claim(NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
 
@@ -172,24 +171,67 @@ def _generic(registry: Any) -> Adapter | None:
         return None
 
 
+QUERY_KEY_HINTS = ("trigger", "quer", "fire", "activat", "positive", "negative", "prompt", "should", "utterance")
+"""Parts of a key naming a list of queries (`should_fire`, `trigger_queries`, ...)."""
+
+
 def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:
     """Where `data` holds a non-empty list of records (objects), within three levels of
-    objects, or a top-level list of queries (strings, most of them several words), as
-    `"a list of records at `suite.cases`"`; None when it holds neither (a configuration's
-    lists of identifiers are not queries)."""
+    objects, a top-level list of queries (strings under a key that names queries, or
+    strings most of which are several words), or an empty `cases`/`examples` list, as
+    `"a list of records at `suite.cases`"`; None when it holds none of these (a
+    configuration's lists of identifiers are not queries)."""
     if isinstance(data, list) and data:
         if all(isinstance(item, dict) for item in data):
             return "a list of records" + (f" at `{where}`" if where else "")
         if depth <= 1 and all(isinstance(item, str) for item in data):
             sentences = sum(1 for item in data if len(item.split()) > 1)
-            if sentences * 2 > len(data):
+            named = any(hint in where.lower() for hint in QUERY_KEY_HINTS)
+            if named or sentences * 2 > len(data):
                 return "a list of queries" + (f" at `{where}`" if where else "")
         return None
     if isinstance(data, dict) and depth < 3:
+        if depth == 0:
+            for key in ("cases", "examples"):
+                if data.get(key) == []:
+                    return f"an empty `{key}` list"
         for key, value in data.items():
             found = held_records(value, f"{where}.{key}" if where else str(key), depth + 1)
             if found is not None:
                 return found
+    return None
+
+
+def python_records(raw: bytes) -> str | None:
+    """Where a Python module binds a literal holding records at module level (`TEST_CASES =
+    [...]`, `EVALS = {"evals": [...]}`), as `"`TEST_CASES` holds a list of records"`; None
+    when no such binding (or the module cannot be parsed)."""
+    import ast
+
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if not names or not isinstance(value, (ast.List, ast.Tuple, ast.Dict)):
+            continue
+        try:
+            data = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(data, tuple):
+            data = list(data)
+        held = held_records(data)
+        if held is not None:
+            return f"`{names[0]}` holds {held}"
     return None
 
 
@@ -204,23 +246,39 @@ def other_tool_shape(unit: Unit) -> tuple[str, str] | None:
     if isinstance(data, dict):
         keys = set(data)
         tests = data.get("tests")
-        if "tests" in keys and keys <= {"description", "tests", "prompts", "providers", "defaultTest"} and (
-            isinstance(tests, str) or (isinstance(tests, list) and tests and all(
-                isinstance(t, dict) and ("vars" in t or "assert" in t) for t in tests))
+        if (
+            "tests" in keys
+            and keys <= {"description", "tests", "prompts", "providers", "defaultTest"}
+            and (
+                isinstance(tests, str)
+                or (
+                    isinstance(tests, list)
+                    and tests
+                    and all(isinstance(t, dict) and ("vars" in t or "assert" in t) for t in tests)
+                )
+            )
         ):
             return "promptfoo", "a promptfoo configuration (tests with vars/assert)"
         examples = data.get("examples")
-        if isinstance(examples, list) and examples and all(
-            isinstance(e, dict) and "inputs" in e and ("outputs" in e or "reference_outputs" in e) for e in examples
+        if (
+            isinstance(examples, list)
+            and examples
+            and all(
+                isinstance(e, dict) and "inputs" in e and ("outputs" in e or "reference_outputs" in e) for e in examples
+            )
         ):
             return "langsmith", "a LangSmith export (examples with inputs and outputs)"
-    if isinstance(data, list) and data and all(
-        isinstance(r, dict)
-        and isinstance(r.get("input"), list)
-        and r["input"]
-        and all(isinstance(m, dict) and "role" in m and "content" in m for m in r["input"])
-        and "ideal" in r
-        for r in data
+    if (
+        isinstance(data, list)
+        and data
+        and all(
+            isinstance(r, dict)
+            and isinstance(r.get("input"), list)
+            and r["input"]
+            and all(isinstance(m, dict) and "role" in m and "content" in m for m in r["input"])
+            and "ideal" in r
+            for r in data
+        )
     ):
         return "openai-evals", "OpenAI Evals samples (chat-message input, ideal)"
     return None

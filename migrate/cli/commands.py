@@ -265,8 +265,10 @@ def _load_all(
         item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
         loaded.append(item)
         if item.error is None:
-            names = [adapter.name for adapter in item.adapters if adapter is not None]
-            report.note(f"{_display(path)}: {', '.join(names) if names else 'not a fixture'}")
+            from fixture_migrate.cli.decisions import claim_words
+
+            words = [claim_words(claim) for claim in item.claims] or ["not a fixture"]
+            report.note(f"{_display(path)}: {'; '.join(words)}")
     return loaded
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from fixture_migrate.adapting.claims import Claim
 from fixture_migrate.cli import output
 from fixture_migrate.cli.commands import _display, _load_all, dump_json
 from fixture_migrate.cli.report import Report
@@ -61,23 +62,16 @@ def run_detect(
             continue
         assert loaded.document is not None
         if not loaded.document.units:  # a YAML stream or Python module with no payload in it
-            reason = "no payload in it"
+            leftover = reader.engine.leftover(loaded.document)
+            status, reason = ("unclaimed", leftover) if leftover else ("not_fixture", "no payload in it")
             records.append(
-                {"path": shown, "unit": None, "adapter": None, "kind": None, "status": "not_fixture", "reason": reason}
+                {"path": shown, "unit": None, "adapter": None, "kind": None, "status": status, "reason": reason}
             )
-            line(shown, "not a fixture", reason)
+            line(shown, claim_words(Claim(status)), reason)
         for unit, claim in zip(loaded.document.units, loaded.claims, strict=True):
             where = shown + (f" [{unit.label}]" if unit.label else "")
             adapter = claim.adapter
-            if adapter is None:
-                said = {
-                    "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
-                    "unclaimed": "unclaimed local family, not migrated",
-                }.get(claim.status, "not a fixture")
-            elif adapter.kind == "canonical":
-                said = "canonical"
-            else:
-                said = f"{adapter.name} ({adapter.kind})"
+            said = claim_words(claim)
             records.append(
                 {
                     "path": shown,
@@ -99,6 +93,20 @@ def run_detect(
     if output_format == "json":
         out.write(dump_json(records) + "\n")
     return report.exit_code
+
+
+def claim_words(claim: Claim) -> str:
+    """What `detect` says of a claim: `adapter (kind)`, `canonical`, left for import,
+    unclaimed, or not a fixture (the `-v` notes of `validate` and `normalize` say the same)."""
+    adapter = claim.adapter
+    if adapter is None:
+        return {
+            "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
+            "unclaimed": "unclaimed local family, not migrated",
+        }.get(claim.status, "not a fixture")
+    if adapter.kind == "canonical":
+        return "canonical"
+    return f"{adapter.name} ({adapter.kind})"
 
 
 def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:

@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide
+from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, python_records
+from fixture_migrate.adapting.context import in_fixture_folder
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -227,13 +228,16 @@ def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
     return keys
 
 
-def unclaimed_result(path: Path, claims: list[Claim]) -> FileResult:
+def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = None) -> FileResult:
     """The result of a file no adapter claims: another tool's file, an unclaimed local
-    family (named with what is missing), or not a fixture."""
+    family (named with what is missing), or not a fixture. `leftover` names the records a
+    Python module in an evals folder binds under a name that is no fixture name."""
     for status in (OTHER_TOOL, UNCLAIMED):
         found = [claim for claim in claims if claim.status == status]
         if found:
             return FileResult(path, status, reason=found[0].reason, import_from=found[0].import_from)
+    if leftover is not None:
+        return FileResult(path, UNCLAIMED, reason=leftover)
     reason = claims[0].reason if claims else "no payload in it"
     return FileResult(path, "not_fixture", reason=reason)
 
@@ -284,6 +288,18 @@ class Engine:
             for unit in document.units
         ]
 
+    def leftover(self, document: Document) -> str | None:
+        """For a Python module in an evals folder with no fixture payload: which module-level
+        name binds records (`TEST_CASES = [...]`), said with the way to bring it in; else None."""
+        if document.units or document.syntax != "python" or document.path is None:
+            return None
+        if not in_fixture_folder(document.path, self.options.repo_root):
+            return None
+        found = python_records(document.raw)
+        if found is None:
+            return None
+        return f"in an evals folder, {found}, but it is no fixture name (pass `--py-name NAME` or declare its family)"
+
     def _included(self, path: Path | None) -> bool:
         """True when `path` matches a configured `include` or `skill` glob (fixture context for a
         local family)."""
@@ -328,7 +344,7 @@ class Engine:
         claims = self.decide(document)
         adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
-            return unclaimed_result(path, claims)
+            return unclaimed_result(path, claims, self.leftover(document))
         context = self.options.context(path)
         targets: list[Node] = []
         result = FileResult(path, "unchanged", adapters=[a.name for a in adapters if a is not None])

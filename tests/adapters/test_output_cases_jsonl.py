@@ -96,5 +96,3 @@ def test_lines_with_the_vocabulary_evidence_are_mapped_by_it():
     assert result.adapters == ["generic"]
     (case,) = orjson.loads(result.new_bytes)["cases"]
     assert case["input"] == "p" and case["expected_outcome"] == "b" and case["forbidden_signals"] == ["x"]
-
-

@@ -258,7 +258,10 @@ def test_a_bare_case_list_stays_a_list():
     assert cases[0]["input"] == "Write tasks." and cases[1]["extensions"] == {"name": "B case"}
     tuple_source = 'CASES = (\n    {"name": "Only", "user_intent": "hi", "expected": "e"},\n)\n'
     after = migrate_sample(tuple_source, PATH).after
-    assert after == 'CASES = (\n    {"id": "only", "input": "hi", "expected_outcome": "e", "extensions": {"name": "Only"}},\n)\n'
+    assert (
+        after
+        == 'CASES = (\n    {"id": "only", "input": "hi", "expected_outcome": "e", "extensions": {"name": "Only"}},\n)\n'
+    )
 
 
 def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
