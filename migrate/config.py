@@ -236,9 +236,12 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
         return
     ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
     seen: set[Path] = set()
+    def admits(target: Path) -> bool:
+        return selection.selects(target, named=False)
+
     for path in paths:
         named = not path.is_dir()
-        for found, error in iter_files([path], ignore=ignore):
+        for found, error in iter_files([path], ignore=ignore, admits=admits):
             if found in seen:
                 continue
             seen.add(found)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
@@ -14,21 +14,32 @@ from fixture_migrate.migration.writes import TEMP_SUFFIX
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
 
-def iter_files(paths: Iterable[Path], ignore: GitIgnore | None = None) -> Iterator[tuple[Path, FixtureError | None]]:
+def iter_files(
+    paths: Iterable[Path], ignore: GitIgnore | None = None, admits: Callable[[Path], bool] | None = None
+) -> Iterator[tuple[Path, FixtureError | None]]:
     """Each file to process, in a stable order, with an error for a path that does not exist.
 
     A directory is walked recursively for the suffixes `fixture_migrate.formats` reads, in
     sorted order, skipping hidden and `SKIPPED_DIRS` directories and never following
     a symlinked directory, and leaving out what `ignore` (the `.gitignore` rules) ignores.
     A file named directly is yielded whatever its suffix, ignored or not.
+
+    A symlinked file met in a walk is judged by its target too: it is left out when the
+    target is ignored, not admitted by `admits` (the configured `include`/`exclude`), or
+    lies under a walked directory (the walk meets the real file there), and one target
+    is processed once however many links lead to it.
     """
     paths = list(paths)
+    roots = [Path(os.path.realpath(path)) for path in paths if path.is_dir()]
     # One walk never meets a file twice; only overlapping arguments need remembering
     # (and a long walk is not held in memory without need).
     seen: set[Path] | None = set() if len(paths) > 1 else None
+    targets: set[Path] = set()
     for path in paths:
         if path.is_dir():
             for found in _walk(path, ignore):
+                if found.is_symlink() and not _admit_link(found, roots, targets, ignore, admits):
+                    continue
                 if seen is None or found not in seen:
                     if seen is not None:
                         seen.add(found)
@@ -40,6 +51,29 @@ def iter_files(paths: Iterable[Path], ignore: GitIgnore | None = None) -> Iterat
                 yield path, None
         else:
             yield path, FixtureError("no such file or directory", code="io")
+
+
+def _admit_link(
+    link: Path,
+    roots: list[Path],
+    targets: set[Path],
+    ignore: GitIgnore | None,
+    admits: Callable[[Path], bool] | None,
+) -> bool:
+    """Whether a walk processes the symlinked file `link` (see `iter_files`)."""
+    target = Path(os.path.realpath(link))
+    if not target.exists():
+        return True  # a dangling link: reading it reports the error
+    if target in targets:
+        return False
+    if any(target.is_relative_to(root) for root in roots):
+        return False  # the walk meets (or deliberately skips) the real file itself
+    if ignore is not None and target.is_relative_to(ignore.root) and ignore.ignored(target, is_dir=False):
+        return False
+    if admits is not None and not admits(target):
+        return False
+    targets.add(target)
+    return True
 
 
 def _walk(root: Path, ignore: GitIgnore | None = None) -> Iterator[Path]:

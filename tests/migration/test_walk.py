@@ -56,3 +56,45 @@ def test_symlinked_directories_are_not_followed(tree: Path, tmp_path_factory):
     (outside / "x.json").write_text("{}")
     os.symlink(outside, tree / "b" / "link", target_is_directory=True)
     assert "b/link/x.json" not in names(iter_files([tree]), tree)
+
+
+def _links(tmp_path: Path) -> Path:
+    """data/a.json, and other/link.json and other/again.json leading to it."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.json").write_text("{}")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "link.json").symlink_to("../data/a.json")
+    (tmp_path / "other" / "again.json").symlink_to("../data/a.json")
+    return tmp_path
+
+
+def test_a_linked_file_under_the_walk_is_processed_once_as_itself(tmp_path: Path):
+    root = _links(tmp_path)
+    assert [path.relative_to(root).as_posix() for path, _ in iter_files([root])] == ["data/a.json"]
+
+
+def test_one_target_outside_the_walk_is_processed_once(tmp_path: Path):
+    root = _links(tmp_path)
+    assert [path.relative_to(root).as_posix() for path, _ in iter_files([root / "other"])] == ["other/again.json"]
+
+
+def test_a_link_to_an_ignored_or_excluded_file_is_left_out(tmp_path: Path):
+    from fixture_migrate.migration.ignore import GitIgnore
+
+    root = _links(tmp_path)
+    (root / ".gitignore").write_text("data/\n")
+    assert list(iter_files([root], ignore=GitIgnore(root))) == []
+    assert list(iter_files([root / "other"], ignore=GitIgnore(root))) == []
+    (root / ".gitignore").unlink()
+    excluded = list(iter_files([root / "other"], admits=lambda target: "data" not in target.parts))
+    assert excluded == []
+
+
+def test_a_named_link_is_processed_whatever_its_target(tmp_path: Path):
+    from fixture_migrate.migration.ignore import GitIgnore
+
+    root = _links(tmp_path)
+    (root / ".gitignore").write_text("data/\n")
+    assert [path for path, _ in iter_files([root / "other" / "link.json"], ignore=GitIgnore(root))] == [
+        root / "other" / "link.json"
+    ]
