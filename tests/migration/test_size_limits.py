@@ -33,7 +33,8 @@ def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
     # A built-in limit of 4 KiB stands in for the real one: the same path, without
     # migrating half a megabyte of Python (some 30 s of libcst).
     monkeypatch.setitem(SIZE_LIMITS, "python", 4 << 10)
-    module = tmp_path / "cases.py"
+    module = tmp_path / "evals" / "cases.py"
+    module.parent.mkdir()
     module.write_text(big_python(SIZE_LIMITS["python"] + 1))
     args = ["migrate", "--check", "-q", "--repo-root", str(tmp_path), str(module)]
     assert main(args) == 2  # over the built-in limit
