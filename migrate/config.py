@@ -236,6 +236,7 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
         return
     ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
     seen: set[Path] = set()
+
     def admits(target: Path) -> bool:
         return selection.selects(target, named=False)
 

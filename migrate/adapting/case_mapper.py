@@ -282,6 +282,7 @@ class CaseMapper(Record):
         skill: str | None,
         cases: Node | None = None,
         replaces: tuple[str, ...] = (),
+        moved: tuple[tuple[str, Node], ...] = (),
     ) -> Node:
         """The canonical form of a whole payload (a dict); `Src(())` when it is canonical already.
 
@@ -289,9 +290,13 @@ class CaseMapper(Record):
         By default the case list is `cases`, else `examples`, mapped with `map_cases`;
         an adapter that builds its cases otherwise passes them as `cases`, with
         `replaces` the source members they stand in for (written where the first of
-        them was). Raises `MappingError` as `map_case` does.
+        them was); `moved` are members bound for the file's `extensions` besides those
+        (what is left of an object a nested case list was taken out of). Raises
+        `MappingError` as `map_case` does.
         """
         edit = _Edit(())
+        for key, node in moved:
+            edit.moves.add(key, node)
         if payload.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
             if "schema_version" in payload:
                 edit.place("schema_version", "schema_version", Val(c.CANONICAL_SCHEMA_VERSION))

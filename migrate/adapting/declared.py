@@ -100,7 +100,7 @@ class MappedAdapter(ExternalAdapter):
         for source in sources:
             at: tuple[str, ...] = ()
             if isinstance(source.data, dict) and self.records_key:
-                at = (self.records_key,)
+                at = tuple(self.records_key.split("."))
             drafts.extend(self._draft(record) for record in source.records(at))
         return drafts
 
@@ -184,6 +184,12 @@ def _check_table(path: Path, name: str, table: Any) -> dict[str, Any]:
     for key in MAPPABLE + ("summary", "records", "tag", "polarity"):
         if key in table and not (isinstance(table[key], str) and table[key].strip()):
             raise MappedAdapterError(path, f"{where}: `{key}` must be a non-empty string")
+    records = table.get("records")
+    if isinstance(records, str) and (records.count(".") > 1 or any(not part for part in records.split("."))):
+        raise MappedAdapterError(
+            path,
+            f"{where}: `records` is a key or `outer.inner` (a list one object down); {records!r} is neither",
+        )
     if "tag" in table and not c.COVERAGE_TAG_RE.fullmatch(table["tag"]):
         raise MappedAdapterError(path, f"{where}: `tag` must be a coverage tag (lower case, digits, `-`)")
     defaults = table.get("defaults", {})

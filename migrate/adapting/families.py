@@ -10,7 +10,8 @@ the table's fields first:
 [tool.fixture-migrate.adapters.trigger-cases]
 summary = "skill trigger cases"            # optional
 files = ["skills/*/evals/trigger-cases.json"]
-records = "evals"                # the key of the case list (default: cases, else examples, else a bare list)
+records = "evals"                # the key of the case list, or `outer.inner` one object down
+                                 # (default: cases, else examples, else a bare list)
 input = "prompt"                 # fills `input` where the reference leaves it empty
 expected_outcome = "expected_behavior"
 forbidden_signals = "must_not"
@@ -39,7 +40,7 @@ from fixture_migrate.adapting.case_mapper import FILLABLE, CaseMapper
 from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_cases
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
-from fixture_migrate.formats.target import Node
+from fixture_migrate.formats.target import Node, Obj, Src
 from fixture_migrate.migration.paths import relative_source
 
 
@@ -63,6 +64,23 @@ class DeclaredFamily:
         self.polarities = {key: True for key in table.get("should_trigger", ())}
         self.polarities.update({key: False for key in table.get("should_not_trigger", ())})
 
+    @property
+    def notes(self) -> list[str]:
+        """What of the table `migrate` does not use in place, each said in one line."""
+        where = f"[tool.fixture-migrate.adapters.{self.name}]"
+        found = []
+        if "id" in self.table:
+            found.append(
+                f"{where}: `id = {self.table['id']!r}` is not used in place: a migrated case keeps the id "
+                "the reference gives it (`id`, else the slug of `name`, else `case-<n>`), so validate and "
+                f"other readers see the same cases; rename the field to `id` (or `name`) to keep it, or "
+                f"`fixture-migrate import` the files (there `id` applies). `{self.table['id']}` goes under extensions"
+            )
+        for key in ("tag", "defaults"):
+            if key in self.table:
+                found.append(f"{where}: `{key}` applies to `fixture-migrate import` only, not in place")
+        return found
+
     def matches(self, path: Path | None) -> bool:
         """True when `path` matches one of the table's `files` globs."""
         if path is None:
@@ -79,6 +97,12 @@ class DeclaredFamily:
         if isinstance(data, list):
             return None, data
         if not isinstance(data, dict):
+            return None
+        if self.records_key and "." in self.records_key:
+            outer, inner = self.records_key.split(".", 1)
+            holder = data.get(outer)
+            if isinstance(holder, dict) and isinstance(holder.get(inner), list):
+                return self.records_key, holder[inner]
             return None
         keys = (self.records_key,) if self.records_key else ("cases", "examples")
         for key in keys:
@@ -114,6 +138,14 @@ class DeclaredFamily:
             return self.mapper.map_file(data, skill=skill, cases=cases, replaces=lists)
         found = self._records(data)
         key = found[0] if found else None
+        if key is not None and "." in key:
+            # A list one object down (`records = "suite.cases"`): the cases take the outer
+            # member's place; what else the outer object holds goes under `extensions`.
+            outer, inner = key.split(".", 1)
+            cases = self.mapper.map_cases(data[outer][inner], (outer, inner))
+            rest = [(k, Src((outer, k))) for k in data[outer] if k != inner]
+            moved = ((outer, Obj(rest)),) if rest else ()
+            return self.mapper.map_file(data, skill=skill, cases=cases, replaces=(outer,), moved=moved)
         if key is not None and key not in ("cases", "examples"):
             cases = self.mapper.map_cases(data[key], (key,))
             return self.mapper.map_file(data, skill=skill, cases=cases, replaces=(key,))

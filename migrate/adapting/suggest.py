@@ -38,23 +38,63 @@ class Shape:
         return (self.key, self.lists)
 
 
+NEGATIVE_WORDS = ("not", "non", "negative", "negatives", "near", "neg", "miss", "misses")
+"""Words of a list key saying its queries should not trigger the skill (`should_not_fire`)."""
+
+
+def list_polarity(key: str) -> bool:
+    """Whether the queries of the trigger list `key` should trigger the skill: the
+    vocabulary's polarity for its names, else by the words of the key."""
+    if key in v.TRIGGER_LISTS:
+        return v.TRIGGER_LISTS[key]
+    words = re.split(r"[^a-z]+", key.lower())
+    return not any(word in NEGATIVE_WORDS for word in words)
+
+
+def _query_lists(data: dict[str, Any]) -> tuple[str, ...]:
+    """The top-level lists of queries: the vocabulary's trigger lists, and lists of strings
+    under a key that names queries (`should_fire`, `trigger_queries`, ...)."""
+    from fixture_migrate.adapting.claims import QUERY_KEY_HINTS
+
+    found = []
+    for key, value in data.items():
+        if not isinstance(value, list) or not value:
+            continue
+        if key in v.TRIGGER_LISTS or (
+            all(isinstance(item, str) for item in value) and any(hint in key.lower() for hint in QUERY_KEY_HINTS)
+        ):
+            found.append(key)
+    return tuple(found)
+
+
+def _lists_of_objects(data: dict[str, Any], prefix: str = "") -> list[tuple[int, str, list[Any]]]:
+    found = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            found.append((len(value), prefix + key, value))
+    return found
+
+
 def shape_of(data: Any) -> Shape | None:
-    """The `Shape` of a payload, or None when it holds no records nor trigger lists."""
+    """The `Shape` of a payload, or None when it holds no records nor trigger lists.
+
+    Records are looked for in `cases`/`examples`, else the longest list of objects at the
+    top, else one object down (`suite.cases`, declared as `records = "suite.cases"`)."""
     if isinstance(data, dict):
-        lists = tuple(k for k in data if k in v.TRIGGER_LISTS and isinstance(data[k], list) and data[k])
+        lists = _query_lists(data)
         if lists and case_list(data) is None:
             records = [item for k in lists for item in data[k] if isinstance(item, dict)]
             return Shape(None, lists, records)
     found = case_list(data)
     if found is None and isinstance(data, dict):
-        lists_of_objects = [
-            (len(value), key)
-            for key, value in data.items()
-            if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
-        ]
+        lists_of_objects = _lists_of_objects(data)
+        if not lists_of_objects:
+            for key, value in data.items():
+                if isinstance(value, dict):
+                    lists_of_objects.extend(_lists_of_objects(value, f"{key}."))
         if lists_of_objects:
-            key = max(lists_of_objects)[1]
-            found = (key, data[key])
+            _, key, records = max(lists_of_objects, key=lambda item: item[0])
+            found = (key, records)
     if found is None:
         return None
     key, records = found
@@ -81,9 +121,15 @@ def _globs(paths: list[Path], base: Path) -> list[str]:
     rels = [relative_source(p, base) for p in paths]
     parts = [rel.split("/") for rel in rels]
     if len(parts) > 1 and len({len(p) for p in parts}) == 1:
-        merged = ["*" if len({p[i] for p in parts}) > 1 else parts[0][i] for i in range(len(parts[0]))]
+        merged = ["*" if len({p[i] for p in parts}) > 1 else escape_glob(parts[0][i]) for i in range(len(parts[0]))]
         return ["/".join(merged)]
-    return list(dict.fromkeys(rels))
+    return list(dict.fromkeys(escape_glob(rel) for rel in rels))
+
+
+def escape_glob(text: str) -> str:
+    """`text` as a glob matching itself: `*`, `?` and `[` in a file name become classes
+    (`cases[1].json` -> `cases[[]1].json`)."""
+    return re.sub(r"[*?\[]", lambda m: f"[{m.group(0)}]", text)
 
 
 def _toml(value: Any) -> str:
@@ -109,8 +155,8 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
     if key is not None and key not in ("cases", "examples"):
         lines.append(f"records = {_toml(key)}")
     if lists:
-        positive = [k for k in lists if v.TRIGGER_LISTS[k]]
-        negative = [k for k in lists if not v.TRIGGER_LISTS[k]]
+        positive = [k for k in lists if list_polarity(k)]
+        negative = [k for k in lists if not list_polarity(k)]
         if positive:
             lines.append(f"should_trigger = {_toml(positive)}")
         if negative:

@@ -10,7 +10,7 @@ member itself stays in the file, renamed or under `extensions` (nothing is lost)
 
 | canonical field | local names, in order of preference |
 |---|---|
-| `input` | `prompt`, `query`, `question`, `instruction`, `task`, `request`, `message`, `user_input`, `user_prompt`, `user_message`, `user_query`, `user_request`, `utterance`, `text` |
+| `input` | `prompt`, `query`, `question`, `instruction`, `request`, `message`, `user_input`, `user_prompt`, `user_message`, `user_query`, `user_request`, `utterance`, `text`, `task` (last: it often names the kind of task, while `text` holds the free text) |
 | `expected_outcome` | `expected_behavior`, `expected_behaviour`, `expected_outputs`, `expected_response`, `expected_result`, `expected_results`, `expected_answer`, `ideal`, `target`, `answer`, `reference_answer`, `accept`, `must_include`, `expectations`, `assertions`, `checks`, `criteria`, `rubric`, `success_criteria` |
 | `forbidden_signals` | `must_not`, `must_not_include`, `must_not_contain`, `forbidden_outputs`, `forbidden`, `should_not_include` |
 | `boundary_note` | `boundary`, `boundary_reason` |
@@ -48,7 +48,6 @@ INPUT: Final = (
     "query",
     "question",
     "instruction",
-    "task",
     "request",
     "message",
     "user_input",
@@ -58,6 +57,7 @@ INPUT: Final = (
     "user_request",
     "utterance",
     "text",
+    "task",
 )
 """Local names of the case input, after the reference's `contract.INPUT_SOURCES`."""
 

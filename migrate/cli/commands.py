@@ -99,6 +99,9 @@ def run_migrate(
     order, so any `jobs` gives the same output.
     """
     engine = Engine(options)
+    for family in engine.declared:
+        for message in family.notes:
+            report.note(f"note: {message}", always=True)
     cases = 0
     moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
