@@ -171,7 +171,7 @@ def _generic(registry: Any) -> Adapter | None:
         return None
 
 
-QUERY_KEY_HINTS = ("trigger", "quer", "fire", "activat", "positive", "negative", "prompt", "should", "utterance")
+QUERY_KEY_HINTS = ("trigger", "quer", "fire", "activat", "prompt", "should", "utterance")
 """Parts of a key naming a list of queries (`should_fire`, `trigger_queries`, ...)."""
 
 

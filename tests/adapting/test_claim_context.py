@@ -152,7 +152,10 @@ def test_records_in_an_evals_folder_are_named(data, where):
 
 
 def test_a_configuration_in_an_evals_folder_is_not_a_fixture():
-    config = {"positive_concepts": {"a": {"phrases": ["x"], "weight": 1}}, "fallback": ["source_plan", "task_pack"]}
+    config = {
+        "positive_concepts": {"a": {"phrases": ["x"], "weight": 1}},
+        "fallback_positive_concepts": ["source_plan", "task_pack"],
+    }
     assert plan(json.dumps(config), "skills/a/evals/semantic_config.json").status == "not_fixture"
 
 
