@@ -125,8 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="fixture-migrate-memory-") as temp:
         root = Path(temp)
         (root / ".git").mkdir()
+        # An evals folder: a local family (the Python case list) is migrated only there.
+        home = root / "evals"
+        home.mkdir()
         for syntax in syntaxes:
-            tiny = root / f"tiny{SUFFIXES[syntax]}"
+            tiny = home / f"tiny{SUFFIXES[syntax]}"
             tiny.write_text(fixture_text(syntax, 1)[0])
             base, _, _ = peak_rss(tiny, root)
             sizes = (
@@ -137,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                 else FULL_SIZES[syntax]
             )
             for kib in sizes:
-                path = root / f"x{kib}{SUFFIXES[syntax]}"
+                path = home / f"x{kib}{SUFFIXES[syntax]}"
                 text, cases = fixture_text(syntax, kib * 1024)
                 path.write_text(text)
                 size = path.stat().st_size

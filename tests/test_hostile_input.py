@@ -91,11 +91,12 @@ def test_normalize_and_validate_keep_big_integers_exact(tmp_path, capsys):
 
 
 def test_big_integers_in_jsonl_are_kept(tmp_path, capsys):
-    fixture = tmp_path / "out.jsonl"
-    fixture.write_text(f'{{"id": "a", "prompt": "p", "score": {HUGE}}}\n')
+    fixture = tmp_path / "evals" / "out.jsonl"
+    fixture.parent.mkdir()
+    fixture.write_text(f'{{"id": "a", "prompt": "p", "weight": {HUGE}}}\n')
     code, _, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(fixture))
     assert code == 0, err
-    assert f'"score": {HUGE}' in (tmp_path / "out.json").read_text()
+    assert f'"weight": {HUGE}' in (tmp_path / "evals" / "out.json").read_text()
 
 
 @pytest.mark.parametrize(
@@ -536,7 +537,8 @@ def test_a_lone_surrogate_escape_is_a_placed_error_in_every_syntax(tmp_path, cap
     ids=["4300-digits", "4300-digits-with-separators", "hex-of-4300-digits", "4301-digits", "hex-of-4301-digits"],
 )
 def test_python_integers_are_limited_by_their_decimal_digits(literal, accepted):
-    result = plan(f'CASES = [{{"name": "a", "user_intent": "q", "n": {literal}}}]\n', "skills/s/evals/test_cases.py")
+    source = f'CASES = [{{"name": "a", "user_intent": "q", "n": {literal}, "expected": "e"}}]\n'
+    result = plan(source, "skills/s/evals/test_cases.py")
     if accepted:
         assert result.status == "changed", result.error and result.error.message
     else:

@@ -282,3 +282,17 @@ def other_tool_shape(unit: Unit) -> tuple[str, str] | None:
     ):
         return "openai-evals", "OpenAI Evals samples (chat-message input, ideal)"
     return None
+
+
+def claim_words(claim: Claim) -> str:
+    """What `detect` says of a claim: `adapter (kind)`, `canonical`, left for import,
+    unclaimed, or not a fixture (the `-v` notes of `validate` and `normalize` say the same)."""
+    adapter = claim.adapter
+    if adapter is None:
+        return {
+            "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
+            "unclaimed": "unclaimed local family, not migrated",
+        }.get(claim.status, "not a fixture")
+    if adapter.kind == "canonical":
+        return "canonical"
+    return f"{adapter.name} ({adapter.kind})"

@@ -268,7 +268,7 @@ def _load_all(
         item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
         loaded.append(item)
         if item.error is None:
-            from fixture_migrate.cli.decisions import claim_words
+            from fixture_migrate.adapting.claims import claim_words
 
             words = [claim_words(claim) for claim in item.claims] or ["not a fixture"]
             report.note(f"{_display(path)}: {'; '.join(words)}")

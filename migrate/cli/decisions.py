@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from fixture_migrate.adapting.claims import Claim
+from fixture_migrate.adapting.claims import Claim, claim_words
 from fixture_migrate.cli import output
 from fixture_migrate.cli.commands import _display, _load_all, dump_json
 from fixture_migrate.cli.report import Report
@@ -93,20 +93,6 @@ def run_detect(
     if output_format == "json":
         out.write(dump_json(records) + "\n")
     return report.exit_code
-
-
-def claim_words(claim: Claim) -> str:
-    """What `detect` says of a claim: `adapter (kind)`, `canonical`, left for import,
-    unclaimed, or not a fixture (the `-v` notes of `validate` and `normalize` say the same)."""
-    adapter = claim.adapter
-    if adapter is None:
-        return {
-            "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
-            "unclaimed": "unclaimed local family, not migrated",
-        }.get(claim.status, "not a fixture")
-    if adapter.kind == "canonical":
-        return "canonical"
-    return f"{adapter.name} ({adapter.kind})"
 
 
 def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:

@@ -268,7 +268,11 @@ def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
     target = tmp_path / "evals" / "test_triggers.py"
     target.parent.mkdir()
     target.write_text('TRIGGER_CASES = [{"name": "A", "user_intent": "hi", "expected": "e"}]\n', encoding="utf-8")
-    assert main(["detect", str(target), "--repo-root", str(tmp_path)]) == 0
+    assert main(["detect", "-v", str(target), "--repo-root", str(tmp_path)]) == 0
+    assert "unclaimed local family, not migrated" in capsys.readouterr().out  # named, with --py-name
+    outside = tmp_path / "test_triggers.py"
+    outside.write_text(target.read_text(), encoding="utf-8")
+    assert main(["detect", str(outside), "--repo-root", str(tmp_path)]) == 0
     assert capsys.readouterr().out.endswith(": not a fixture\n")
     assert main(["detect", str(target), "--repo-root", str(tmp_path), "--py-name", "TRIGGER_CASES"]) == 0
     assert capsys.readouterr().out.endswith(" [TRIGGER_CASES]: case_list (generic)\n")
