@@ -177,18 +177,16 @@ QUERY_KEY_HINTS = ("trigger", "quer", "fire", "activat", "prompt", "should", "ut
 
 def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:
     """Where `data` holds a non-empty list of records (objects), within three levels of
-    objects, a top-level list of queries (strings under a key that names queries, or
-    strings most of which are several words), or an empty `cases`/`examples` list, as
+    objects, a top-level list of queries (strings under a key that names queries:
+    `should_fire`, `trigger_queries`, ...), or an empty `cases`/`examples` list, as
     `"a list of records at `suite.cases`"`; None when it holds none of these (a
     configuration's lists of identifiers are not queries)."""
     if isinstance(data, list) and data:
         if all(isinstance(item, dict) for item in data):
             return "a list of records" + (f" at `{where}`" if where else "")
-        if depth <= 1 and all(isinstance(item, str) for item in data):
-            sentences = sum(1 for item in data if len(item.split()) > 1)
-            named = any(hint in where.lower() for hint in QUERY_KEY_HINTS)
-            if named or sentences * 2 > len(data):
-                return "a list of queries" + (f" at `{where}`" if where else "")
+        if depth == 1 and all(isinstance(item, str) for item in data):
+            if any(hint in where.lower() for hint in QUERY_KEY_HINTS):
+                return f"a list of queries at `{where}`"
         return None
     if isinstance(data, dict) and depth < 3:
         if depth == 0:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, python_records
-from fixture_migrate.adapting.context import in_fixture_folder
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -41,6 +40,7 @@ from fixture_migrate.formats import (
 )
 from fixture_migrate.formats.target import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
 from fixture_migrate.migration.paths import relative_source
+from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.migration.writes import (
     HardLinks,
     check_new,
@@ -289,12 +289,12 @@ class Engine:
         ]
 
     def leftover(self, document: Document) -> str | None:
-        """For a Python module in an evals folder with no fixture payload: which module-level
+        """For a Python module in a skill's evals folder with no fixture payload: which module-level
         name binds records (`TEST_CASES = [...]`), said with the way to bring it in; else None."""
         if document.units or document.syntax != "python" or document.path is None:
             return None
-        if not in_fixture_folder(document.path, self.options.repo_root):
-            return None
+        if not in_skill_evals(document.path, self.options.repo_root):
+            return None  # an `evals` package of code elsewhere binds data of its own
         found = python_records(document.raw)
         if found is None:
             return None

@@ -265,8 +265,8 @@ def test_a_bare_case_list_stays_a_list():
 
 
 def test_py_name_chooses_the_names_of_case_lists(tmp_path, capsys):
-    target = tmp_path / "evals" / "test_triggers.py"
-    target.parent.mkdir()
+    target = tmp_path / "skills" / "s" / "evals" / "test_triggers.py"
+    target.parent.mkdir(parents=True)
     target.write_text('TRIGGER_CASES = [{"name": "A", "user_intent": "hi", "expected": "e"}]\n', encoding="utf-8")
     assert main(["detect", "-v", str(target), "--repo-root", str(tmp_path)]) == 0
     assert "unclaimed local family, not migrated" in capsys.readouterr().out  # named, with --py-name
