@@ -369,4 +369,11 @@ class Engine:
                 f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
                 code="symlink_rename",
             )
-        move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)
+        move_file(
+            result.path,
+            result.old_bytes,
+            self._new_target(result.new_path),
+            result.new_bytes,
+            root=root,
+            hard_links=self.hard_links,
+        )
