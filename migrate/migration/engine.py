@@ -44,6 +44,7 @@ from fixture_migrate.migration.writes import (
     check_new,
     limit_for,
     move_file,
+    pin_root,
     read_fixture,
     resolve_target,
     write_atomic,
@@ -226,6 +227,7 @@ class Engine:
         self.options = options
         self.registry = registry or migration_registry()
         self.hard_links = HardLinks(options.repo_root)
+        pin_root(options.repo_root)
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""

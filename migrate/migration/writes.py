@@ -287,6 +287,22 @@ def _outside() -> FixtureError:
     )
 
 
+_ROOT_IDS: dict[str, tuple[int, int]] = {}
+"""Per real root path, the (device, inode) of the directory it was when the run began."""
+
+
+def pin_root(root: Path | str) -> None:
+    """Remember which directory the repo root is now: every later walk (`open_directory`)
+    starts from it and refuses when the root path leads to another directory (the root, or
+    a directory above it, renamed away or replaced by a symlink)."""
+    base = real_root(root)
+    try:
+        info = os.stat(base)
+    except OSError:
+        return
+    _ROOT_IDS[base] = (info.st_dev, info.st_ino)
+
+
 def real_root(root: Path | str) -> str:
     """The real path of a repo root (the root itself may be reached through a symlink)."""
     return _real_directory(os.path.abspath(root))
@@ -370,10 +386,23 @@ def open_directory(directory: str | Path, root: Path | str | None) -> Directory:
         base = os.sep
     rest = os.path.relpath(directory, base)
     parts = [] if rest == os.curdir else rest.split(os.sep)
+    rooted = root is not None and base != os.sep
     try:
-        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC | (_NOFOLLOW if rooted else 0))
     except OSError as exc:
+        if rooted:
+            raise _walk_failure(exc, directory, root) from None
         raise FixtureError(f"cannot open its directory: {_reason(exc)}", code="io") from None
+    if rooted:
+        # The root itself must still be the directory the run started from (not one swapped in
+        # for it, or for a directory above it, by a rename or a symlink).
+        info = os.fstat(fd)
+        if _ROOT_IDS.setdefault(base, (info.st_dev, info.st_ino)) != (info.st_dev, info.st_ino):
+            os.close(fd)
+            raise FixtureError(
+                "refused: the repo root was moved or replaced while it was being migrated; nothing written",
+                code="changed_meanwhile",
+            )
     for part in parts:
         try:
             below = _open_below(part, fd)
