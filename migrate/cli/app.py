@@ -144,6 +144,12 @@ def _settings(ctx: typer.Context, command: str) -> Settings:
             raise typer.BadParameter("an empty path names nothing; give a file or directory", param_hint="PATHS")
         params["paths"] = [Path(path) for path in params["paths"]]
     given = {name for name in params if _given(ctx, name)}
+    from fixture_migrate.formats import size_limit_problems
+
+    for problem in size_limit_problems():
+        _say_error(f"fixture-migrate: error: {problem}")
+    if size_limit_problems():
+        raise typer.Exit(2)
     try:
         return resolve(command, params, given, config_file=params.get("config"))
     except ConfigError as exc:
