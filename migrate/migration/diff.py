@@ -28,14 +28,23 @@ isolates), the deprecated format controls U+206A-206F (symmetric swapping, shapi
 digit-shape switches) and the interlinear annotation controls U+FFF9-FFFB (which can hide
 text). Joiners (U+200C/D) are not among them: scripts and emoji need them."""
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
+INVISIBLE = "\u180e\u200b\u2060-\u2064\ufeff\U000e0000-\U000e007f"
+"""Format characters that show nothing and so can hide a difference or smuggle text past a
+reader, as a character class: U+180E MONGOLIAN VOWEL SEPARATOR, U+200B ZERO WIDTH SPACE,
+U+2060 WORD JOINER and the invisible operators U+2061-2064, U+FEFF ZERO WIDTH NO-BREAK
+SPACE (a byte order mark inside text) and the tag characters U+E0000-E007F (which can
+carry a hidden ASCII message). Escaped like `REORDERING`; the joiners U+200C/D stay raw."""
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
-_UNSAFE_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
+_UNSAFE_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 
 
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def escape_text(text: str) -> str:
@@ -48,7 +57,15 @@ def escape_text(text: str) -> str:
 def escape_json(text: str) -> str:
     """JSON text with the terminal-unsafe characters JSON allows raw written as `\\uXXXX`
     escapes: the value it stands for is unchanged."""
-    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return _UNSAFE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON writes a character beyond the BMP as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _split(text: str) -> list[str]:
