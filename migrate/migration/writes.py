@@ -1111,7 +1111,7 @@ def write_new(
         except OSError:
             like = None
     with open_directory(target.parent, root) as directory:
-        return _create(directory, target.name, data, like)
+        return _create(directory, target.name, data, like) is not None
 
 
 def _create(
