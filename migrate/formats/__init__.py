@@ -103,6 +103,11 @@ def size_variable(syntax: str) -> str:
 MAX_NODES = 1_000_000
 """The most values a YAML document may expand to through its aliases (a "billion laughs" guard)."""
 
+MAX_EXPANDED_CHARS = 16 * 1024 * 1024
+"""The most characters of scalar text (keys and values) a YAML document may expand to
+through its aliases: one long anchored string aliased a few thousand times stays far under
+`MAX_NODES` and would still take gigabytes once copied out (16 Mi, the largest file read)."""
+
 MAX_INT_DIGITS = 4300
 """The longest integer, in decimal digits, a fixture may hold: Python's own limit on turning
 an integer into text (`sys.get_int_max_str_digits`), which guards against slow conversions."""

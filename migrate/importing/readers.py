@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
-from fixture_migrate.formats import BOM, MAX_NODES, decode_text
+from fixture_migrate.formats import BOM, MAX_EXPANDED_CHARS, MAX_NODES, decode_text
 from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
 
 SYNTAX_BY_SUFFIX = {
@@ -337,24 +337,39 @@ def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
         raise FixtureError(f"invalid YAML: {str(exc).splitlines()[0]}", code="invalid_yaml") from None
     if node is None and not text.strip():
         raise FixtureError("empty file: no YAML document", code="empty", line=1, column=1)
-    if _expanded_size(node, {}) > MAX_NODES:
+    values, chars = _expanded_size(node, {})
+    if values > MAX_NODES:
         raise FixtureError(
             f"the document expands to more than {MAX_NODES:,} values through its aliases", code="too_large"
+        )
+    if chars > MAX_EXPANDED_CHARS:
+        raise FixtureError(
+            f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases "
+            f"({len(text):,} in the file); a fixed limit: alias long text less often",
+            code="too_large",
         )
     positions: dict[PointerPath, tuple[int, int]] = {}
     data = _plain(node, (), positions)
     return Source(path, ref, "yaml", data, raw, positions=positions)
 
 
-def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
-    """How many values `node` holds once every alias is copied out, counted without
-    copying: an aliased collection is one object in the loaded document, sized once."""
+def _expanded_size(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """How many values `node` holds once every alias is copied out, and how many characters
+    of text (keys and string values), counted without copying: an aliased collection is
+    one object in the loaded document, sized once."""
     if not isinstance(node, (dict, list)):
-        return 1
+        return 1, len(node) if isinstance(node, str) else 0
     known = sizes.get(id(node))
     if known is None:
-        children = node.values() if isinstance(node, dict) else node
-        known = sizes[id(node)] = 1 + sum(_expanded_size(child, sizes) for child in children)
+        values, chars = 1, 0
+        if isinstance(node, dict):
+            for key in node:
+                chars += len(key) if isinstance(key, str) else 0
+        for child in node.values() if isinstance(node, dict) else node:
+            more_values, more_chars = _expanded_size(child, sizes)
+            values += more_values
+            chars += more_chars
+        known = sizes[id(node)] = (values, chars)
     return known
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.importing.readers import (
     SourceError,
     is_lfs_pointer,
@@ -93,3 +94,21 @@ def test_field_renames_apply_to_records():
     source.fields = {"question": "input"}
     assert source.records()[0].data == {"input": "a"}
     assert source.renamed == {"question"}
+
+
+@pytest.mark.parametrize("where", ["value", "key-map"])
+def test_yaml_alias_amplification_of_text_is_refused_on_import(where):
+    """`import` reads YAML with its own loader: the same guard on expanded text applies."""
+    big = "x" * (64 * 1024)
+    if where == "value":
+        lines = [f"- {{q: &big {big}}}"] + ["- {q: *big}"] * 300
+    else:
+        lines = [f"- &big {{q: {big}}}"] + ["- *big"] * 300
+    with pytest.raises(FixtureError) as caught:
+        read("bomb.yaml", "\n".join(lines) + "\n")
+    assert caught.value.code == "too_large" and "characters of text" in caught.value.message
+
+
+def test_yaml_with_a_few_aliases_of_long_text_is_imported():
+    big = "x" * (64 * 1024)
+    read("ok.yaml", "\n".join([f"- {{q: &big {big}}}"] + ["- {q: *big}"] * 20) + "\n")
