@@ -139,6 +139,71 @@ TESTS_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
 RESERVED_COLUMNS = ("__expected", "__description", "__prefix", "__suffix", "__metric", "__threshold",
                     "__metadata", "__config:", "__providerOutput")  # fmt: skip
 FILE = "file://"
+
+GLOB_MAX_ENTRIES = 100_000
+"""The most directory entries a `tests` glob may look at before it is refused."""
+
+
+class _GlobTooWide(Exception):
+    pass
+
+
+def _glob_pattern(pattern: str) -> re.Pattern[str]:
+    """A regular expression for a glob of `/`-separated parts: `**` spans any number of
+    directories, `*` and `?` stay in one part and, as in `glob`, match no leading dot."""
+    out = []
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append("(?:[^/.][^/]*/)*" if not last else "(?:[^/.][^/]*(?:/|$))*")
+            continue
+        piece = ""
+        j = 0
+        while j < len(part):
+            char = part[j]
+            if char == "*":
+                piece += "[^/]*"
+            elif char == "?":
+                piece += "[^/]"
+            elif char == "[" and "]" in part[j + 2 :]:
+                close = part.index("]", j + 2)
+                content = part[j + 1 : close]
+                if content.startswith("!"):
+                    content = "^" + content[1:]
+                piece += "[" + content.replace("\\", "\\\\") + "]"
+                j = close
+            else:
+                piece += re.escape(char)
+            j += 1
+        if part[:1] in ("*", "?", "["):
+            piece = "(?!\\.)" + piece
+        out.append(piece + ("" if last else "/"))
+    return re.compile("".join(out))
+
+
+def _glob_files(tree: str, spec: str) -> list[str]:
+    """The files (or symlinks to files) under `tree` that the glob `spec` names, found by a
+    walk that never enters a symlinked directory (a link to a parent would loop) and looks at
+    no more than `GLOB_MAX_ENTRIES` entries (else `_GlobTooWide`)."""
+    parts = spec.replace(os.sep, "/").split("/")
+    fixed: list[str] = []
+    while len(parts) > 1 and not glob.has_magic(parts[0]):
+        fixed.append(parts.pop(0))
+    base = os.path.normpath(os.path.join(tree, *fixed)) if fixed else tree
+    matcher = _glob_pattern("/".join(parts))
+    found: list[str] = []
+    seen = 0
+    for directory, dirs, files in os.walk(base, followlinks=False):
+        seen += len(dirs) + len(files)
+        if seen > GLOB_MAX_ENTRIES:
+            raise _GlobTooWide(f"looks at more than {GLOB_MAX_ENTRIES:,} entries: name a narrower folder")
+        relative = os.path.relpath(directory, base)
+        prefix = "" if relative == os.curdir else relative.replace(os.sep, "/") + "/"
+        for name in files:
+            if matcher.fullmatch(prefix + name) and os.path.isfile(os.path.join(directory, name)):
+                found.append(os.path.join(directory, name))
+    return found
 INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
 """`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
 as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
@@ -566,8 +631,11 @@ class PromptfooAdapter(ExternalAdapter):
         if not glob.has_magic(spec):
             specs = [spec]
         else:
-            pattern = os.path.join(glob.escape(str(resolver.tree)), spec)
-            specs = sorted(os.path.relpath(p, resolver.tree) for p in glob.glob(pattern, recursive=True))
+            try:
+                found = _glob_files(str(resolver.tree), spec)
+            except _GlobTooWide as exc:
+                raise config.error(f"tests glob {ref!r} {exc}", "too_large", at) from None
+            specs = sorted(os.path.relpath(p, resolver.tree) for p in found)
             specs = [s for s in specs if Path(s).suffix.lower() in TESTS_SUFFIXES]
             if not specs:
                 raise config.error(f"tests glob {ref!r} names no tests file", "missing_ref", at)
