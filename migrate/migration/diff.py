@@ -76,12 +76,15 @@ def _split(text: str) -> list[str]:
     return lines if lines[-1] else lines[:-1]
 
 
-def _show(prefix: str, line: str) -> str:
+def _show(prefix: str, line: str, first: bool = False) -> str:
     body = line.rstrip("\n")
     ending = "\n"
     if line.endswith("\r\n"):  # printed as it is, so the diff applies to a CRLF file
         body, ending = body[:-1], "\r\n"
-    shown = prefix + escape_text(body) + ending
+    bom = ""
+    if first and body.startswith("\ufeff"):  # the file's byte order mark: kept, so the diff applies
+        bom, body = "\ufeff", body[1:]
+    shown = prefix + bom + escape_text(body) + ending
     if not line.endswith("\n"):
         shown += "\\ No newline at end of file\n"
     return shown
@@ -136,10 +139,10 @@ def render_diff(old: str, new: str, old_name: str | None, new_name: str | None, 
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                out.extend(_show(" ", line) for line in a[i1:i2])
+                out.extend(_show(" ", line, i == 0) for i, line in enumerate(a[i1:i2], start=i1))
                 continue
-            out.extend(_show("-", line) for line in a[i1:i2])
-            out.extend(_show("+", line) for line in b[j1:j2])
+            out.extend(_show("-", line, i == 0) for i, line in enumerate(a[i1:i2], start=i1))
+            out.extend(_show("+", line, j == 0) for j, line in enumerate(b[j1:j2], start=j1))
     return "".join(out)
 
 

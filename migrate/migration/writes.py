@@ -25,7 +25,8 @@ The API other modules use (the engine, `import`, the cache):
 - `resolve_target(path, root)` / `open_directory(directory, root)`: the root rule.
 
 Every error is a `FixtureError` with a code (`io`, `changed_meanwhile`, `read_only`,
-`symlink_outside_repo`, `hard_link_outside_repo`, `exists`, `too_large`, `not_regular`).
+`symlink_outside_repo`, `symlink_loop`, `hard_link_outside_repo`, `hard_link_rename`, `exists`,
+`too_large`, `not_regular`).
 
 **The root rule at the instant of each system call.** A path is resolved once
 (`resolve_target`: symlinks are followed only when they lead inside the real
@@ -319,6 +320,12 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     absolute = os.path.abspath(path)
     # `..` after a symlinked directory means its real parent: only realpath knows.
     real = os.path.realpath(path) if ".." in Path(path).parts else _realpath(absolute)
+    if os.path.islink(real):
+        # realpath stops where links lead back to themselves: the path is a link loop.
+        raise FixtureError(
+            "refused: it is a symlink loop (the link leads back to itself); nothing read or written",
+            code="symlink_loop",
+        )
     if real == absolute or root is None:
         return Path(real)
     if is_inside(real, real_root(root)):

@@ -357,3 +357,49 @@ def test_a_file_removed_during_the_put_back_is_changed_meanwhile(tree):
     assert code == 2 and "[changed_meanwhile]" in err and "synced" not in err
     assert path.read_bytes().startswith(b"THEIRS"), "the other writer's bytes are put back"
     assert leftovers(root) == []
+
+
+# --- symlink loops and special files: placed, correct errors -----------------------------------
+
+
+def loops(evals: Path) -> None:
+    os.symlink("loop.json", evals / "loop.json")
+    os.symlink("b.json", evals / "a.json")
+    os.symlink("a.json", evals / "b.json")
+
+
+@pytest.mark.parametrize("command", ["migrate", "validate", "normalize"])
+def test_a_symlink_loop_is_named_as_one_by_every_command(tree, capsys, command):
+    root, evals, _ = tree
+    loops(evals)
+    code = main([command, "--repo-root", str(root), str(evals)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("[symlink_loop]") == 3 and "internal" not in err and "changed_meanwhile" not in err
+
+
+def test_import_names_the_looping_source_or_destination(tree, capsys):
+    root, evals, _ = tree
+    loops(evals)
+    source = root / "e.jsonl"
+    source.write_text('{"input": "hi", "ideal": "hello"}\n')
+    os.symlink("src-loop.jsonl", root / "src-loop.jsonl")
+    base = ["import", "--from", "openai-evals", "--skill", "d", "--repo-root", str(root)]
+    assert main([*base, str(source), "--out", str(evals / "loop.json")]) == 2
+    err = capsys.readouterr().err
+    assert "loop.json: error: refused: it is a symlink loop" in err and "internal" not in err
+    assert main([*base, str(root / "src-loop.jsonl"), "--out", str(evals / "new.json")]) == 2
+    err = capsys.readouterr().err
+    assert "src-loop.jsonl: error: refused: it is a symlink loop" in err and "new.json: error" not in err
+    assert not (evals / "new.json").exists()
+
+
+def test_import_out_naming_a_pipe_is_not_called_a_directory(tree, capsys):
+    root, evals, _ = tree
+    os.mkfifo(evals / "fifo.json")
+    source = root / "e.jsonl"
+    source.write_text('{"input": "hi", "ideal": "hello"}\n')
+    code = main(["import", "--from", "openai-evals", "--skill", "d", "--repo-root", str(root), str(source),
+                 "--out", str(evals / "fifo.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and "[not_regular]" in err and "directory" not in err.split("(help")[0]
