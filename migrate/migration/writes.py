@@ -56,22 +56,41 @@ Writes (`write_atomic`):
    created with `O_EXCL`, written in full, fsynced, given the target's permission
    bits (and, where the process may, its owner, group and extended attributes).
 3. Just before the swap the name is opened and read again (the last check).
-4. `os.replace` renames the temporary file over the target (atomic: a reader, or a
-   crash, sees the whole old file or the whole new one).
-5. After the rename, the old file (still open from step 3) is read once more: if
-   another writer's bytes reached it between the last check and the rename, the
+4. The temporary file and the target are exchanged atomically (Linux
+   `renameat2(RENAME_EXCHANGE)`, `_swap`): the old file now has the temporary name,
+   and must be the very file read (same device and inode); one renamed over the
+   name after the last check (an editor's save) is exchanged back at once and the
+   file reported `changed_meanwhile`. Where there is no exchange, `os.replace`
+   renames the temporary file over the target, unchecked (the documented weaker
+   guarantee). Either way a reader, or a crash, sees the whole old file or the
+   whole new one.
+5. After the swap, the old file (still open from step 3) is read once more: if
+   another writer's bytes reached it between the last check and the swap, the
    old content, with their bytes, is put back over the new file (while the new file
-   is still this write's) and the file is reported `changed_meanwhile`.
+   is still this write's; a name removed meanwhile gets it back, never over a
+   file) and the file is reported `changed_meanwhile`. Then the old file goes.
 6. The directory is fsynced so the rename survives a power cut. On any error the
    temporary file is removed and the target is untouched; only a SIGKILL (or a
    power cut) can leave a temporary file behind: it is never a fixture, walks skip
    it, and it is safe to delete.
 
-`move_file` creates the target as `write_new` does, then checks the source again
-immediately before removing it and once more through its still-open descriptor
-right after: a source that changed (an appended line, say) is kept, or put back
-with the other writer's bytes, the new file is removed again, and the move is
-reported `changed_meanwhile`.
+`move_file` creates the target as `write_new` does (a target holding exactly the
+migration already, from another or an interrupted run, is exchanged for a copy this
+move makes, so the move knows its own file by inode), then checks the source again
+immediately before removing it: the source is renamed aside inside its directory,
+must be the very file read holding the bytes read, and only then is removed; its
+still-open descriptor is read once more right after. A source that changed (an
+appended line, a save by rename) is kept, or put back with the other writer's
+bytes, and the new file is removed again, by inode only (`_remove_own`), and the
+move is reported `changed_meanwhile`. The source is removed only while the target
+is still the file this move made; a source gone meanwhile leaves a target taken
+over from another run in place (it may be the only copy). A source with several
+hard links is refused (`hard_link_rename`). SIGINT and SIGTERM are held during
+every write and move (`_Deferred`), so each is finished or undone before the
+process stops.
+
+The repo root is pinned (`pin_root`, by device and inode, at the start of a run):
+every walk from it checks that the root path still leads to that directory.
 
 What no tool can promise without locks, and this module does not: a process that
 holds a file open and writes to it after the last read that follows the rename (a
@@ -126,8 +145,9 @@ fixture); each fixture syntax has its own, lower, limit (`limit_for`)."""
 
 STEPS = ("opened", "temp_written", "before_swap", "after_swap", "before_unlink", "after_unlink")
 """The steps `set_step_hook` reports: the target was opened and checked; the temporary
-file is written; just before the last check and the rename; right after the rename;
-(moves) just before the last check and the removal of the source; right after it."""
+file is written; just before the last check and the swap (exchange or rename); right
+after the swap; (moves) just before the last check and the removal of the source; right
+after it."""
 
 _NAME_BYTES = 80  # of the file name kept in a temporary name, so it stays under NAME_MAX (255)
 _UNSUPPORTED = (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF)
@@ -1289,12 +1309,15 @@ def move_file(
     `data` (a JSON Lines file by its `.json`), never over an existing file.
 
     `target` is created as `write_new` creates it (with the mode of `source`); an existing
-    `target` holding exactly `data` (an interrupted earlier run) is taken as created.
-    Immediately before `source` is removed it is checked again, and once more through its
-    still-open descriptor right after: if it changed (an appended line, say), it is kept
-    (or put back, holding the other writer's bytes), the `target` this call created is
-    removed, and `changed_meanwhile` is raised. A `source` that is gone is
-    `changed_meanwhile` too. Raises `FixtureError` as `write_atomic` does.
+    `target` holding exactly `data` (another or an interrupted run) is exchanged for a
+    copy this call makes. Immediately before `source` is removed it is renamed aside and
+    checked (same inode, same bytes), and read once more through its still-open
+    descriptor right after: if it changed (an appended line, a save by rename), it is
+    kept (or put back, holding the other writer's bytes), the `target` this call made is
+    removed by inode, and `changed_meanwhile` is raised. A `source` that is gone is
+    `changed_meanwhile` too. `hard_links` finds the names of a hard-linked source (which
+    is refused: `hard_link_outside_repo` or `hard_link_rename`). Raises `FixtureError`
+    as `write_atomic` does.
     """
     real_source = resolve_target(source, root)
     with open_directory(real_source.parent, root) as directory:
