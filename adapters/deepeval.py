@@ -58,9 +58,9 @@ from fixture_migrate.importing.base import (
     ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     extension,
     fixture_metadata,
@@ -176,7 +176,7 @@ class DeepEvalAdapter(ExternalAdapter):
             drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool, job: Job) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool, job: Job) -> Draft:
         golden, camel = _snake(require_object(record))
         original: dict[str, Any] = {}
         if csv:

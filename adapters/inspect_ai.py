@@ -43,9 +43,9 @@ from fixture_migrate.importing.base import (
     ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     extension,
     fixture_metadata,
@@ -110,7 +110,7 @@ class InspectAdapter(ExternalAdapter):
             drafts.extend(self._draft(record, csv=source.syntax == "csv") for record in source.records())
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool) -> Draft:
         sample = require_object(record)
         extensions: dict[str, Any] = {}
         original: dict[str, Any] = {}

@@ -38,9 +38,9 @@ from fixture_migrate.importing.base import (
     ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     extension,
     fixture_metadata,
@@ -102,7 +102,7 @@ class LangSmithAdapter(ExternalAdapter):
             drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Record, job: Job) -> Draft:
+    def _draft(self, record: SourceRecord, job: Job) -> Draft:
         example = require_object(record)
         inputs = example.get("inputs")
         if not isinstance(inputs, dict):

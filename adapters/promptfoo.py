@@ -86,9 +86,9 @@ from fixture_migrate.importing.base import (
     ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     canonical_json,
     content_id,
     extension,
@@ -650,7 +650,7 @@ class PromptfooAdapter(ExternalAdapter):
 
     def _case(
         self,
-        record: Record,
+        record: SourceRecord,
         resolver: _Resolver,
         defaults: dict[str, Any],
         config: Source | None,

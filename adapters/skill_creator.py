@@ -63,9 +63,9 @@ from fixture_migrate.importing.base import (
     ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
     extension,
     fixture_metadata,
@@ -208,7 +208,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         if rest:
             job.extensions.setdefault("files", {})[source.ref] = rest
 
-    def _eval(self, record: Record) -> Draft:
+    def _eval(self, record: SourceRecord) -> Draft:
         item = require_object(record)
         prompt = item.get("prompt")
         if not c.is_non_empty_string(prompt):
@@ -246,7 +246,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         tags = ["expected"] if expected is not ABSENT and c.is_non_empty_expected(expected) else []
         return Draft(record, case_id, prompt, expected, tags, extensions=extensions)
 
-    def _trigger(self, record: Record) -> Draft:
+    def _trigger(self, record: SourceRecord) -> Draft:
         item = require_object(record)
         if not _is_query(item):
             raise record_error(record, "needs a string `query` and a boolean `should_trigger`")
@@ -263,7 +263,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         )
 
 
-def _report_conflicts(records: list[Record], job: Job) -> None:
+def _report_conflicts(records: list[SourceRecord], job: Job) -> None:
     labels: dict[str, set[bool]] = {}
     for record in records:
         labels.setdefault(record.data["query"], set()).add(record.data["should_trigger"])

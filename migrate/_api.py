@@ -44,6 +44,14 @@ class Status(StrEnum):
     """No adapter claims the file; it is left alone."""
     ERROR = "error"
     """The file cannot be read or migrated; `Plan.error` says why."""
+    OTHER_TOOL = "other_tool"
+    """Another eval tool's file, left alone for `import --from <import_from>`."""
+    UNCLAIMED = "unclaimed"
+    """Looks like a fixture of a local family, without the evidence to migrate it: left
+    alone and named, with what is missing (`fixture-migrate suggest` drafts a table)."""
+    SKIPPED = "skipped"
+    """A walked file no parser can read, outside the places fixtures live (a run's report
+    sets it; a plan of a single file is an error instead)."""
 
 
 class MigrationError(FixtureError):

@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
-from fixture_migrate.cli import commands
+from fixture_migrate.cli import commands, decisions
 from fixture_migrate.cli.output import github_stream, inert_line, make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
@@ -113,6 +113,24 @@ ForceExclude = Annotated[
         "(as pre-commit names them), and skip named files of other types.",
     ),
 ]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Globs of files and directories a walk leaves out, instead of the configuration's "
+        "`exclude` (repeatable, or comma-separated).",
+    ),
+]
+ExtendExclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-exclude",
+        metavar="GLOB",
+        help="Globs a walk leaves out, besides the configuration's `exclude` (repeatable, or comma-separated). "
+        "Walks also skip what .gitignore ignores; a file named on the command line is always processed.",
+    ),
+]
 OutputFormat = Annotated[
     ReviewFormat,
     typer.Option(
@@ -184,6 +202,8 @@ def migrate(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -239,6 +259,8 @@ def normalize(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -287,6 +309,8 @@ def validate(
     as_migrated: AsMigrated = False,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -330,6 +354,8 @@ def detect(
     output_format: OutputFormat = ReviewFormat.text,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -345,7 +371,7 @@ def detect(
     values = settings.values
     fmt = values["output_format"]
     stdout = output_stream(fmt)
-    code = commands.run_detect(
+    code = decisions.run_detect(
         settings.paths,
         settings.options,
         out=stdout,
@@ -360,6 +386,48 @@ def detect(
         output_format=fmt,
     )
     stdout.flush()
+    raise typer.Exit(code)
+
+
+@app.command()
+def suggest(
+    ctx: typer.Context,
+    paths: Paths = None,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
+    py_name: PyNames = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Draft a pyproject.toml adapter table for a local family migrate leaves unclaimed.
+
+    Reads the files (a directory: the files of local families in it), recognizes the
+    fields holding input, expected outcome, forbidden signals, boundary note and trigger
+    polarity, and prints a `[tool.fixture-migrate.adapters.NAME]` table per family.
+    Paste it into pyproject.toml: the next `migrate` migrates those files in place.
+
+    \b
+    Examples:
+      fixture-migrate suggest skills/*/evals/trigger-cases.json >> pyproject.toml
+      fixture-migrate suggest .
+    """
+    settings = _settings(ctx, "suggest")
+    values = settings.values
+    code = decisions.run_suggest(
+        settings.paths,
+        settings.options,
+        out=sys.stdout,
+        report=make_report(
+            "text",
+            out=sys.stdout,
+            root=settings.options.repo_root,
+            quiet=values["quiet"],
+            verbose=values["verbose"],
+            live_stdout=True,
+        ),
+    )
     raise typer.Exit(code)
 
 

@@ -15,9 +15,7 @@ import io
 import json
 from typing import Any
 
-from fixture_migrate.importing.base import SYNTAX_BY_SUFFIX
-
-__all__ = ["SYNTAX_BY_SUFFIX", "csv_bytes", "json_bytes", "jsonl_bytes", "render", "yaml_bytes"]
+__all__ = ["csv_bytes", "json_bytes", "jsonl_bytes", "render", "yaml_bytes"]
 
 
 def jsonl_bytes(records: list[Any]) -> bytes:

@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.exporting.losses import LossReport
-from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
+from fixture_migrate.exporting.native import render
 from fixture_migrate.importing.base import DROPPED, ExportContext, ImportAdapter, imported_from, in_key_order
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
+from fixture_migrate.importing.readers import syntax_for
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.paths import diff_name
 from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
@@ -113,7 +114,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     """Work out DEST's bytes and the loss report, writing nothing; raises `ImportFailed`."""
     adapter = export_adapter(request.target, request.repo_root, request.config_path)
     dest = request.dest
-    syntax = SYNTAX_BY_SUFFIX.get(dest.suffix.lower())
+    syntax = syntax_for(dest)
     if syntax not in adapter.export_syntaxes:
         suffixes = ", ".join(f".{s}" if s != "yaml" else ".yaml/.yml" for s in adapter.export_syntaxes)
         raise _fail(dest, f"--out for {adapter.format} must end in {suffixes}", "usage")

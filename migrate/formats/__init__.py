@@ -26,7 +26,9 @@ from fixture_migrate.slots import Record
 BOM = b"\xef\xbb\xbf"
 
 SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".py": "python"}
-"""File suffix -> syntax name; a directory walk visits these suffixes."""
+"""File suffix -> syntax name of a fixture file; a directory walk visits these suffixes.
+`import` reads the same suffixes (a Python module excepted) with the same readers, plus
+the few of `fixture_migrate.importing.readers.IMPORT_ONLY_SUFFIXES` (CSV, `.ndjson`)."""
 
 DEFAULT_PY_NAMES = ("CASES", "FIXTURE")
 """Names a bare list of case dicts in a Python module is a fixture under, unless `--py-name` says others."""

@@ -330,6 +330,37 @@ def _is_payload(value: cst.BaseExpression) -> bool:
     return False
 
 
+def _partial_dict(
+    value: cst.BaseExpression, text: str, positions: Any, line_starts: list[int]
+) -> dict[str, Any] | None:
+    """The data of a dict literal read leniently: each value that is not a literal read as
+    None, each member that is not `"key": value` left out; None when `value` is no dict."""
+    if not isinstance(value, cst.Dict):
+        return None
+    reader = _Reader(text, positions, line_starts, "last")
+
+    def lenient(node: cst.BaseExpression) -> Any:
+        if isinstance(node, cst.Dict):
+            data: dict[str, Any] = {}
+            for element in node.elements:
+                if isinstance(element, cst.DictElement) and isinstance(
+                    element.key, (cst.SimpleString, cst.ConcatenatedString)
+                ):
+                    try:
+                        data[reader.string(element.key)] = lenient(element.value)
+                    except FixtureError:
+                        continue
+            return data
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [lenient(e.value) for e in node.elements if isinstance(e, cst.Element)]
+        try:
+            return reader.build(node).data
+        except FixtureError:
+            return None
+
+    return lenient(value)
+
+
 def _is_case_list(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.List, cst.Tuple)) and any(
         isinstance(element, cst.Element) and isinstance(element.value, cst.Dict) for element in value.elements
@@ -574,6 +605,7 @@ class PythonDocument(Document):
         self.text = text
         self.py_names = tuple(py_names)
         self.fixtures: list[Fixture] = []
+        self.refused: list[tuple[str, FixtureError, dict[str, Any]]] = []
         self.strings: list[tuple[int, int]] = []
         self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
@@ -641,7 +673,17 @@ class PythonDocument(Document):
                 name = next((n for n in bound if n in self.py_names), bound[0])
                 names[name] += 1
                 label = name if names[name] == 1 else f"{name} (line {positions[value].start.line})"
-                fixtures.append(Fixture(label, reader.build(value), shape))
+                try:
+                    root = reader.build(value)
+                except FixtureError as error:
+                    partial = _partial_dict(value, text, positions, line_starts) if shape == "payload" else None
+                    if error.code != "not_a_literal" or partial is None:
+                        raise
+                    # A dict holding a name (`{"schema_version": 1, "runner": RUNNER_ID}`) is
+                    # code's data, unless a known family claims it (the engine decides).
+                    self.refused.append((label, error, partial))
+                    continue
+                fixtures.append(Fixture(label, root, shape))
         return _comments(module), fixtures, sorted(reader.strings)
 
     @property

@@ -66,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError, MappingError
-from fixture_migrate.importing.readers import PointerPath, Record, Source, SourceError, read_source
+from fixture_migrate.importing.readers import PointerPath, Source, SourceError, SourceRecord, read_source, syntax_for
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__bool__": lambda self: False})()
 """Marks a core field the case does not have (distinct from a null value)."""
@@ -116,7 +116,7 @@ class Draft:
     `shared` other top-level `extensions` keys (DeepEval's `context`).
     """
 
-    record: Record
+    record: SourceRecord
     id: str
     input: str
     expected: Any = ABSENT
@@ -372,12 +372,14 @@ def render_input(value: Any) -> str | None:
     return None
 
 
-def record_error(record: Record, message: str, code: str = "record_shape", key: str | int | None = None) -> SourceError:
+def record_error(
+    record: SourceRecord, message: str, code: str = "record_shape", key: str | int | None = None
+) -> SourceError:
     """A `SourceError` about a record, worded with its locator."""
     return record.error(f"record {record.locator}: {message}", code, key)
 
 
-def require_object(record: Record) -> dict[str, Any]:
+def require_object(record: SourceRecord) -> dict[str, Any]:
     """The record's data, which must be an object; raises `SourceError` (`record_not_object`)."""
     if not isinstance(record.data, dict):
         kind = "an array" if isinstance(record.data, list) else "a scalar"
@@ -402,10 +404,10 @@ __all__ = [
     "FixtureError",
     "ImportAdapter",
     "Job",
-    "Record",
     "Sniff",
     "Source",
     "SourceError",
+    "SourceRecord",
     "canonical_json",
     "content_id",
     "own_id",
@@ -480,7 +482,7 @@ def origin_syntax(case: dict[str, Any]) -> str | None:
     source = extension(case, "import").get("source_file")
     if not isinstance(source, str):
         return None
-    return SYNTAX_BY_SUFFIX.get(Path(source).suffix.lower())
+    return syntax_for(Path(source))
 
 
 def original_of(extensions: dict[str, Any], key: str, value: Any, *, same_syntax: bool = True) -> Any:
@@ -515,6 +517,3 @@ def outcome_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
-
-
-SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}

@@ -937,7 +937,7 @@ def _replace(
             for place, temp, other_name in order:
                 # Atomically exchanged where the system can (the old file keeps a name, `temp`,
                 # and is checked to be the very one read), else renamed over.
-                aside = _swap(place, temp, other_name, info, done, len(names))
+                aside = _swap(place, temp, other_name, info, new, done, len(names))
                 done += 1
                 if aside is not None:
                     asides.append((place, aside))
@@ -1031,21 +1031,27 @@ def _renameat2(directory: Directory, source: str, target: str, flags: int) -> bo
 
 
 def _swap(
-    directory: Directory, temp: str, name: str, expected: os.stat_result, done: int = 0, total: int = 1
+    directory: Directory,
+    temp: str,
+    name: str,
+    expected: os.stat_result,
+    new: os.stat_result,
+    done: int = 0,
+    total: int = 1,
 ) -> str | None:
     """Put the temporary file `temp` under `name`. Where the system can, the two are
     exchanged atomically (`RENAME_EXCHANGE`) and the file swapped out, now under `temp`,
     must be `expected` (the one read and checked): when another writer renamed a file of
     theirs over `name` after the last check, it is exchanged back and `changed_meanwhile`
     raised. Returns `temp` (holding the old file, for the caller to check and remove), or
-    None where the exchange is unsupported and `temp` was renamed over `name` (no check)."""
+    None where the exchange is unsupported and `temp` was renamed over `name` (no check).
+    `new` is the stat of the temporary file (the new file)."""
     if not _renameat2(directory, temp, name, _RENAME_EXCHANGE):
         os.replace(temp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
         return None
     out = os.stat(temp, dir_fd=directory.fd, follow_symlinks=False)
     if _same_file(out, expected):
         return temp
-    new = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
     _swap_back(directory, temp, name, new)
     if done:
         raise FixtureError(

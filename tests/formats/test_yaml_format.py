@@ -168,9 +168,9 @@ GENERIC_FLOW = """\
   "schema_version": "local-evals/v2",
   "owner": "team-a",
   "cases": [
-    {"name": "JSON-like YAML", "user_intent": "hi", "extra": [1, 2]},  # first
+    {"name": "JSON-like YAML", "user_intent": "hi", "expected": "a wave", "extra": [1, 2]},  # first
     # second
-    {"name": "Two", "user_intent": "yo"}
+    {"name": "Two", "user_intent": "yo", "expected": "a nod"}
   ]
 }
 """
