@@ -35,7 +35,15 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
-from fixture_migrate.importing.base import DROPPED, ExportContext, ImportAdapter, imported_from, in_key_order
+from fixture_migrate.exporting.rederive import derive, unchanged
+from fixture_migrate.importing.base import (
+    DROPPED,
+    ExportContext,
+    ImportAdapter,
+    extension,
+    imported_from,
+    in_key_order,
+)
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.paths import diff_name
@@ -133,6 +141,8 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     cases: list[dict[str, Any]] = []
     contexts: list[ExportContext] = []
     restored = 0
+    verbatim: list[bool] = []
+    edited: list[str] = []
     for path in request.paths:
         data = read_canonical(path)
         file = {key: value for key, value in data.items() if key != "cases"}
@@ -143,13 +153,21 @@ def plan_export(request: ExportRequest) -> ExportPlan:
                 raise _fail(path, f"case {index} is not an object", "case_not_object")
             cases.append(case)
             if imported_from(case) == adapter.format:
-                records.append(_restored(adapter, case, context))
-                restored += 1
+                derived = derive(adapter, case, file, request.repo_root, path.as_posix(), dest)
+                if unchanged(adapter, case, derived):
+                    records.append(_restored(adapter, case, context))
+                    restored += 1
+                    verbatim.append(True)
+                    continue
+                edited.append(str(case.get("id")))
+                records.append(_mapped_onto(adapter, case, context))
             else:
                 records.append(adapter.map_case(case, context))
+            verbatim.append(False)
     if not records:
         raise _fail(request.paths[0] if request.paths else dest, "no cases to export", "no_cases")
     contexts[0].cases = cases
+    contexts[0].verbatim = verbatim
     contexts[0].dest_name = dest.name
     document = adapter.export_document(records, contexts[0])
     new_bytes = render(syntax, document)
@@ -159,6 +177,12 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         f"{len(records)} case(s) to {dest.as_posix()} ({adapter.format}): {restored} as imported, "
         f"{len(records) - restored} mapped"
     ]
+    if edited:
+        shown = ", ".join(edited[:5]) + (", ..." if len(edited) > 5 else "")
+        notes.append(
+            f"{len(edited)} imported case(s) differ from what their kept record gives (edited since the import): "
+            f"mapped from their current fields onto the record: {shown}"
+        )
     try:
         old_bytes = read_fixture(dest, root=request.repo_root) if dest.exists() else None
     except FixtureError as error:
@@ -178,6 +202,48 @@ def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportConte
         columns = {name: column for name, column in fields.items() if isinstance(column, str)}
         record = {columns.get(key, key): value for key, value in record.items()}
     return record
+
+
+def _mapped_onto(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """An imported case edited since the import: its current fields mapped by the adapter,
+    onto the kept record (the record's other members stay; metadata objects are merged).
+    The import's own bookkeeping (`extensions.import`, the record under
+    `extensions.<format>`, the source ref of the record) is not written again."""
+    info = extension(case, "import")
+    bare = {key: value for key, value in case.items() if key != "extensions"}
+    extensions = {
+        key: value
+        for key, value in (case.get("extensions") or {}).items()
+        if key not in ("import", adapter.namespace)
+    }
+    if extensions:
+        bare["extensions"] = extensions
+    ref = f"{info.get('source_file')}#{info.get('locator')}"
+    if isinstance(bare.get("source_refs"), list):
+        refs = [r for r in bare["source_refs"] if r != ref]
+        if refs:
+            bare["source_refs"] = refs
+        else:
+            bare.pop("source_refs")
+    mapped = adapter.map_case(bare, context)
+    try:
+        record = _restored(adapter, case, context) if extension(case, adapter.namespace) else {}
+    except Exception:  # noqa: BLE001 - no usable record: the mapped case alone
+        record = {}
+    if not isinstance(record, dict) or context.syntax == "csv":
+        return mapped
+    merged = dict(record)
+    for key, value in mapped.items():
+        old = merged.get(key)
+        if key in META_MEMBERS and isinstance(old, dict) and isinstance(value, dict):
+            merged[key] = {**old, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+META_MEMBERS = ("metadata", "additional_metadata", "additionalMetadata")
+"""Record members that are metadata objects: the kept one and the mapped one are merged."""
 
 
 def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:

@@ -451,6 +451,9 @@ class ExportContext:
         """Every case exported, in order (set for `export_document`)."""
         self.dest_name = ""
         """The file name of DEST (set for `export_document`)."""
+        self.verbatim: list[bool] = []
+        """Per case of `cases`: True when its record is given back as imported (set for
+        `export_document`; an imported case edited since is mapped, False)."""
 
     def loss(self, case: dict[str, Any] | None, field_name: str, kind: str, where: str | None, reason: str) -> None:
         self.losses.add(self.shown, None if case is None else str(case.get("id")), field_name, kind, where, reason)
