@@ -8,8 +8,9 @@ PATHS... ─► canonical v1 JSON (read, never written)
          ─► DEST unchanged when its data is the same ─► diff / check / atomic write
 ```
 
-- **Records come back.** A case whose `extensions.import.format` is the target's is
-  rebuilt from what the import kept (`extensions.<format>`, `extensions.import`), with
+- **Records come back.** A case whose `extensions.import.format` is the target's, and
+  which is still what importing its record gives (`exporting.rederive`; else it is
+  mapped onto the record: the canonical file wins), is rebuilt from what the import kept (`extensions.<format>`, `extensions.import`), with
   the members renamed back by the file's `--field` mapping and in the source's order.
   An export onto the file the cases came from leaves it untouched when the data is
   the same (its bytes, layout and comments stay); a new file is written in the layout
@@ -18,8 +19,8 @@ PATHS... ─► canonical v1 JSON (read, never written)
   table per format); whatever the target cannot hold is a `Loss`: printed on stderr,
   listed in `--output-format json`, an error with `--strict` (exit 2, nothing written).
 - **Safety.** The canonical files are only read. DEST is written with the same atomic
-  write as `migrate` and `import`; it is refused when it is one of PATHS or holds a
-  canonical v1 file. `--diff` prints the unified diff and `--check` exits 1 when DEST
+  write as `migrate` and `import`; it is refused when it is one of PATHS, holds a
+  canonical v1 file, or is a file export did not write (`_refuse_foreign_dest`). `--diff` prints the unified diff and `--check` exits 1 when DEST
   would change; neither writes.
 """
 
@@ -143,9 +144,11 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     restored = 0
     verbatim: list[bool] = []
     edited: list[str] = []
+    files: list[dict[str, Any]] = []
     for path in request.paths:
         data = read_canonical(path)
         file = {key: value for key, value in data.items() if key != "cases"}
+        files.append(file)
         context = ExportContext(file, path.as_posix(), syntax, losses)
         contexts.append(context)
         for index, case in enumerate(data["cases"]):
@@ -191,6 +194,8 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         _refuse_canonical_dest(dest, old_bytes)
         if _same_native(dest, old_bytes, new_bytes, syntax):
             new_bytes = old_bytes
+        else:
+            _refuse_foreign_dest(adapter, dest, old_bytes, syntax, files, cases, request.repo_root)
     return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes)
 
 
@@ -256,6 +261,70 @@ def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
             raise _fail(
                 dest, "--out holds a canonical v1 file; not overwritten (choose another --out)", "dest_canonical"
             )
+
+
+def _refuse_foreign_dest(
+    adapter: ImportAdapter,
+    dest: Path,
+    old_bytes: bytes,
+    syntax: str,
+    files: list[dict[str, Any]],
+    cases: list[dict[str, Any]],
+    root: Path,
+) -> None:
+    """Refuse to replace a DEST export did not write. Allowed: a file the canonical cases
+    were imported from (an export back onto its source), or a file whose every record
+    is one of the exported cases or was mapped by an export (an earlier export: its ids
+    are case ids of PATHS, or it carries the `fixture_migrate` member export writes)."""
+    from fixture_migrate.migration.paths import relative_source
+
+    ref = relative_source(dest, root)
+    sources = {extension(case, "import").get("source_file") for case in cases}
+    for file in files:
+        sources.update(r for r in file.get("source_refs") or [] if isinstance(r, str))
+    if ref in sources:
+        return
+    if _written_by_export(adapter, dest, old_bytes, syntax, cases, root):
+        return
+    raise _fail(
+        dest,
+        "--out exists and was not written by an export of these cases (nor imported into them); "
+        "not overwritten: delete it or move it away to export there, or choose another --out",
+        "dest_not_export",
+    )
+
+
+def _written_by_export(
+    adapter: ImportAdapter, dest: Path, old_bytes: bytes, syntax: str, cases: list[dict[str, Any]], root: Path
+) -> bool:
+    from fixture_migrate.importing.base import Job, META_KEY
+    from fixture_migrate.importing.readers import SourceError, read_source
+
+    ids = {str(case.get("id")) for case in cases}
+    ids |= {str(extension(case, "import")["id"]) for case in cases if "id" in extension(case, "import")}
+    try:
+        source = read_source(dest, dest.name, old_bytes, syntax=syntax)
+        drafts = adapter.build([source], Job(root=root))
+    except (SourceError, FixtureError, ValueError, TypeError, KeyError):
+        return False
+    except Exception:  # noqa: BLE001 - a file the adapter cannot read is not an export's
+        return False
+    if not drafts:
+        return False
+
+    def marked(value: Any) -> str | None:
+        if isinstance(value, dict):
+            meta = value.get(META_KEY)
+            if isinstance(meta, dict):
+                return str(meta.get("id", ""))
+            for item in value.values():
+                found = marked(item)
+                if found is not None:
+                    return found
+        return None
+
+    # A record export mapped carries its case under `fixture_migrate`: export's own mark.
+    return all(draft.id in ids or marked(draft.extensions) is not None for draft in drafts)
 
 
 def _same_native(dest: Path, old_bytes: bytes, new_bytes: bytes, syntax: str) -> bool:
