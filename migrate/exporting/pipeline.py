@@ -169,6 +169,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
             verbatim.append(False)
     if not records:
         raise _fail(request.paths[0] if request.paths else dest, "no cases to export", "no_cases")
+    _refuse_different_files(adapter, request.paths, files)
     contexts[0].cases = cases
     contexts[0].verbatim = verbatim
     contexts[0].dest_name = dest.name
@@ -260,6 +261,41 @@ def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
         if isinstance(data, dict) and data.get("schema_version") == c.CANONICAL_SCHEMA_VERSION:
             raise _fail(
                 dest, "--out holds a canonical v1 file; not overwritten (choose another --out)", "dest_canonical"
+            )
+
+
+FILE_MEMBERS_WRITTEN = {"promptfoo": ("description",), "skill-creator": ("skill", "description")}
+"""File-level canonical members a target writes into DEST's own file-level data."""
+
+
+def _file_level(adapter: ImportAdapter, file: dict[str, Any]) -> dict[str, Any]:
+    """What of a canonical file's own members goes into DEST's file-level data."""
+    extensions = file.get("extensions") if isinstance(file.get("extensions"), dict) else {}
+    kept = {
+        "extensions." + adapter.namespace: extensions.get(adapter.namespace),
+        "extensions.import.fields": extension(file, "import").get("fields"),
+    }
+    for member in FILE_MEMBERS_WRITTEN.get(adapter.format, ()):
+        kept[member] = file.get(member)
+    return kept
+
+
+def _refuse_different_files(adapter: ImportAdapter, paths: Sequence[Path], files: list[dict[str, Any]]) -> None:
+    """DEST has one set of file-level data (a promptfoo config's `defaultTest` and
+    providers, a skill name, ...): several PATHS are exported together only when theirs
+    is the same, since one file's would otherwise apply to the other's cases."""
+    if len(files) < 2:
+        return
+    first = _file_level(adapter, files[0])
+    for path, file in zip(paths[1:], files[1:], strict=True):
+        other = _file_level(adapter, file)
+        differ = [member for member in first if first[member] != other[member]]
+        if differ:
+            raise _fail(
+                path,
+                f"its file-level {', '.join(f'`{m}`' for m in differ)} differ from {paths[0].as_posix()}'s, and "
+                f"{adapter.format} has one per file: export each canonical file to its own --out",
+                "different_files",
             )
 
 

@@ -383,3 +383,32 @@ def test_field_renames_are_undone_in_the_source_order(tmp_path):
         paths=[tmp_path / "c.json"], target="inspect", dest=tmp_path / "o.jsonl", repo_root=tmp_path
     )
     assert plan_export(request).new_bytes == source.read_bytes()
+
+
+def _promptfoo_canonical(tmp_path: Path, name: str, default_vars: dict[str, str]) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    config = {"defaultTest": {"vars": default_vars}, "providers": ["echo"], "tests": [{"vars": {"q": name}}]}
+    (folder / "promptfooconfig.yaml").write_text(json.dumps(config), encoding="utf-8")
+    canonical = plan([folder / "promptfooconfig.yaml"], tmp_path / f"{name}.json", root=ROOT, source_refs=[f"{name}.yaml"])
+    (tmp_path / f"{name}.json").write_bytes(canonical.new_bytes)
+    return tmp_path / f"{name}.json"
+
+
+def test_paths_with_different_file_level_data_are_refused(tmp_path, monkeypatch, capsys):
+    # B's defaultTest would silently become A's: refused, nothing written.
+    a = _promptfoo_canonical(tmp_path, "a", {"lang": "en"})
+    b = _promptfoo_canonical(tmp_path, "b", {"lang": "fr"})
+    dest = tmp_path / "ab.yaml"
+    run = run_cli(["export", str(a), str(b), "--to", "promptfoo", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists()
+    assert "file-level `extensions.promptfoo`" in run.err and "[different_files]" in run.err
+
+
+def test_paths_with_the_same_file_level_data_are_merged(tmp_path):
+    a = _promptfoo_canonical(tmp_path, "a", {"lang": "en"})
+    data = json.loads(a.read_text(encoding="utf-8"))
+    data["cases"][0]["id"] = "other"
+    (tmp_path / "a2.json").write_text(json.dumps(data), encoding="utf-8")
+    exported = export([a, tmp_path / "a2.json"], "promptfoo", tmp_path / "ab.yaml")
+    assert exported.cases == 2
