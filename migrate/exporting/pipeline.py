@@ -81,6 +81,8 @@ class ExportPlan:
     restored: int
     losses: LossReport
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Validation errors of PATHS that did not stop the export, one line each."""
 
     @property
     def changed(self) -> bool:
@@ -137,6 +139,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     for path in request.paths:
         if path.resolve() == real_dest:
             raise _fail(dest, "--out is one of the canonical files read; it is never written", "usage")
+    warnings = _refuse_invalid(request)
     losses = LossReport(adapter.format)
     records: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
@@ -154,6 +157,12 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         for index, case in enumerate(data["cases"]):
             if not isinstance(case, dict):
                 raise _fail(path, f"case {index} is not an object", "case_not_object")
+            if not isinstance(case.get("id"), str) or not case["id"].strip():
+                # validation reads such a case under a generated id; the export would write the
+                # raw value (null, a number) as the record's id: give the case its id first.
+                raise _fail(
+                    path, f"case {index} has no `id` string ({json.dumps(case.get('id'))}): give it one", "missing_id"
+                )
             cases.append(case)
             if imported_from(case) == adapter.format:
                 derived = derive(adapter, case, file, request.repo_root, path.as_posix(), dest)
@@ -197,7 +206,51 @@ def plan_export(request: ExportRequest) -> ExportPlan:
             new_bytes = old_bytes
         else:
             _refuse_foreign_dest(adapter, dest, old_bytes, syntax, files, cases, request.repo_root)
-    return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes)
+    return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes, warnings)
+
+
+REFUSED = frozenset({c.MISSING_ID, c.MISSING_INPUT, c.MISSING_SKILL, c.DUPLICATE_CASE_ID})
+"""Validation errors that make an export wrong (a record without its id or input, two
+records under one id): always refused. The others are warnings (`--strict`: refused)."""
+
+
+def _refuse_invalid(request: ExportRequest) -> list[str]:
+    """The validation of PATHS (`validate --no-ref-check`, ids repeated across PATHS
+    included), each error at its place: `REFUSED` errors (any with `--strict`) stop the
+    export, nothing written; the others are returned as warning lines."""
+    from fixture_migrate._api import MigrationError, validate
+
+    for path in request.paths:
+        read_canonical(path)  # not canonical v1: said as such first
+    try:
+        errors = validate(list(request.paths), repo_root=request.repo_root, check_refs=False)
+    except MigrationError as error:
+        raise ImportFailed([(error.path or request.paths[0], error)]) from None
+    def place(error: dict[str, Any]) -> str:
+        where = ":".join(str(error[key]) for key in ("line", "column") if error.get(key) is not None)
+        return f"{error.get('source_file') or request.paths[0]}{':' + where if where else ''}"
+
+    refused = [error for error in errors if error["reason_code"] in REFUSED or request.strict]
+    if refused:
+        raise ImportFailed(
+            [
+                (
+                    error.get("source_file") or request.paths[0],
+                    FixtureError(
+                        f"case {error.get('id')}: {error['message']}; fix it (fixture-migrate validate) before exporting",
+                        code=error["reason_code"],
+                        line=error.get("line"),
+                        column=error.get("column"),
+                    ),
+                )
+                for error in refused
+            ]
+        )
+    return [
+        f"{place(error)}: warning: case {error.get('id')}: {error['message']} [{error['reason_code']}] "
+        "(exported; --strict refuses it)"
+        for error in errors
+    ]
 
 
 def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
@@ -399,8 +452,14 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
     except RecursionError:
         report.error(shown, FixtureError("nesting too deep to export", code="too_deep"))
         return _finish(report, result, out, output_format)
-    result.update(to=plan.adapter.format, cases=plan.cases, restored=plan.restored, losses=plan.losses.as_json())
-    for line in plan.losses.lines():
+    result.update(
+        to=plan.adapter.format,
+        cases=plan.cases,
+        restored=plan.restored,
+        losses=plan.losses.as_json(),
+        warnings=plan.warnings,
+    )
+    for line in plan.warnings + plan.losses.lines():
         report.print(line)
     if plan.losses and request.strict:
         error = FixtureError(f"{len(plan.losses)} loss(es) with --strict; nothing written", code="loss")

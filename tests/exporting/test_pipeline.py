@@ -412,3 +412,24 @@ def test_paths_with_the_same_file_level_data_are_merged(tmp_path):
     (tmp_path / "a2.json").write_text(json.dumps(data), encoding="utf-8")
     exported = export([a, tmp_path / "a2.json"], "promptfoo", tmp_path / "ab.yaml")
     assert exported.cases == 2
+
+
+@pytest.mark.parametrize(
+    ("cases", "place", "code"),
+    [
+        ('[{"id": "a", "input": 5, "coverage_tags": ["trigger"], "source_refs": ["x.md"]}]', ":3:", "missing_input"),
+        ('[\n  "oops"\n]', ":4:", "case_not_object"),
+        ('[{"id": null, "input": "x", "coverage_tags": ["boundary"], "source_refs": ["x.md"]}]', "", "missing_id"),
+    ],
+    ids=["bad-input", "not-an-object", "null-id"],
+)
+def test_an_invalid_canonical_file_is_refused_at_its_place(cases, place, code, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text(
+        '{"schema_version": "spec-first.workflow-eval-fixtures.v1",\n "skill": "demo",\n "cases": ' + cases + "}\n",
+        encoding="utf-8",
+    )
+    dest = tmp_path / "out.jsonl"
+    run = run_cli(["export", str(path), "--to", "inspect", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists()
+    assert place in run.err and f"[{code}]" in run.err

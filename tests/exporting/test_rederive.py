@@ -84,9 +84,8 @@ def test_an_unedited_file_comes_back_as_imported(fmt, name, suffix, tmp_path):
     [
         (lambda case: case.__setitem__("forbidden_signals", ["secret"]), "forbidden_signals"),
         (lambda case: case.__setitem__("boundary_note", "only on weekdays"), "boundary_note"),
-        (lambda case: case.__setitem__("expected_outcome", {"a": 1}), "expected_outcome"),
     ],
-    ids=["forbidden_signals", "boundary_note", "expected_outcome"],
+    ids=["forbidden_signals", "boundary_note"],
 )
 def test_an_edit_the_target_cannot_hold_is_a_loss_and_strict_refuses(
     edit, field, tmp_path, monkeypatch, capsys
