@@ -154,6 +154,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         files.append(file)
         context = ExportContext(file, path.as_posix(), syntax, losses)
         contexts.append(context)
+        _file_losses(adapter, file, context)
         for index, case in enumerate(data["cases"]):
             if not isinstance(case, dict):
                 raise _fail(path, f"case {index} is not an object", "case_not_object")
@@ -317,7 +318,7 @@ def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
             )
 
 
-FILE_MEMBERS_WRITTEN = {"promptfoo": ("description",), "skill-creator": ("skill", "description")}
+FILE_MEMBERS_WRITTEN = {"promptfoo": ("description",), "skill-creator": ("skill",)}
 """File-level canonical members a target writes into DEST's own file-level data."""
 
 
@@ -331,6 +332,35 @@ def _file_level(adapter: ImportAdapter, file: dict[str, Any]) -> dict[str, Any]:
     for member in FILE_MEMBERS_WRITTEN.get(adapter.format, ()):
         kept[member] = file.get(member)
     return kept
+
+
+def _file_losses(adapter: ImportAdapter, file: dict[str, Any], context: ExportContext) -> None:
+    """A loss (case None) for each file-level member the target has no place for but
+    `skill`. The
+    members an import of the target's own files derives (its skill, source refs and
+    authority, the format tag, `extensions.import` and the format's namespace) are not
+    losses there: importing the export derives them again."""
+    own = extension(file, "import").get("format") == adapter.format
+    # `skill` is not a loss: an import takes it from --skill or DEST's skills/<name>/ path.
+    written = set(FILE_MEMBERS_WRITTEN.get(adapter.format, ())) | {"schema_version", "skill"}
+    derived = {"skill", "source_refs", "source_ref_authority", "description"} if own else set()
+    for member, value in file.items():
+        if member in written or member in derived or value in ("", [], {}, None):
+            continue
+        if member == "coverage_tags" and isinstance(value, list):
+            extra = [tag for tag in value if not (own and tag == getattr(adapter, "tag", None))]
+            if extra:
+                context.loss(None, "coverage_tags", DROPPED, None, f"no file-level field in {adapter.format}: {extra}")
+            continue
+        if member == "extensions" and isinstance(value, dict):
+            for key in value:
+                if key == "import" or (own and key == adapter.namespace):
+                    continue
+                if key == adapter.namespace and adapter.format in ("promptfoo", "skill-creator", "deepeval"):
+                    continue  # the format's own file members: written back as file members
+                context.loss(None, f"extensions.{key}", DROPPED, None, f"no file-level field in {adapter.format}")
+            continue
+        context.loss(None, member, DROPPED, None, f"no file-level field in {adapter.format}")
 
 
 def _refuse_different_files(adapter: ImportAdapter, paths: Sequence[Path], files: list[dict[str, Any]]) -> None:

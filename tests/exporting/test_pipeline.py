@@ -236,6 +236,11 @@ NATIVE_LOSSES = {
         ("checks", "expected_outcome", "text"),
     },
 }
+# NATIVE's file-level members the target has no place for (README "Exporting").
+for _target, _losses in NATIVE_LOSSES.items():
+    _losses.add((None, "source_refs", "dropped"))
+    if _target != "promptfoo":
+        _losses.add((None, "description", "dropped"))
 SUFFIX = {
     "promptfoo": ".yaml",
     "inspect": ".jsonl",
@@ -295,7 +300,7 @@ def test_cli_loss_report_and_strict(native_file, tmp_path, monkeypatch, capsys):
         ["export", str(native_file), "--to", "inspect", "--out", str(dest), "--strict"], tmp_path, monkeypatch, capsys
     )
     assert run.code == 2 and not dest.exists()
-    assert "3 loss(es) with --strict; nothing written [loss]" in run.err
+    assert "5 loss(es) with --strict; nothing written [loss]" in run.err  # 3 of the cases, 2 of the file
 
 
 def test_cli_json_output(native_file, tmp_path, monkeypatch, capsys):
@@ -433,3 +438,38 @@ def test_an_invalid_canonical_file_is_refused_at_its_place(cases, place, code, t
     run = run_cli(["export", str(path), "--to", "inspect", "--out", str(dest)], tmp_path, monkeypatch, capsys)
     assert run.code == 2 and not dest.exists()
     assert place in run.err and f"[{code}]" in run.err
+
+
+FULL = {
+    "schema_version": "spec-first.workflow-eval-fixtures.v1",
+    "skill": "release-notes",
+    "description": "Release notes skill",
+    "source_refs": ["docs/release.md"],
+    "source_ref_authority": "historical",
+    "coverage_tags": ["release"],
+    "extensions": {"team": {"owner": "docs-team"}},
+    "cases": [
+        {
+            "id": "summary",
+            "input": "Summarize the v2 release notes.",
+            "coverage_tags": ["expected"],
+            "expected_outcome": "A summary.",
+            "source_refs": ["docs/release.md#v2"],
+            "source_ref_authority": "advisory",
+            "priority": "p1-local-field",
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("target", sorted(NATIVE_LOSSES))
+def test_every_native_field_is_written_or_reported(target, tmp_path):
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(FULL), encoding="utf-8")
+    exported = export([path], target, tmp_path / f"out{SUFFIX.get(target, '.json')}")
+    text = exported.new_bytes.decode("utf-8")
+    assert "p1-local-field" in text and "advisory" in text  # case members with no field: under the metadata
+    reported = {loss.field for loss in exported.losses.losses if loss.case is None}
+    assert {"source_refs", "source_ref_authority", "coverage_tags", "extensions.team"} <= reported
+    assert ("description" in reported) is (target != "promptfoo")
+    assert "Release notes skill" in text or "description" in reported
