@@ -39,6 +39,7 @@ from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
 from fixture_migrate.exporting.rederive import derive, unchanged
 from fixture_migrate.importing.base import (
     DROPPED,
+    TEXT,
     ExportContext,
     ImportAdapter,
     extension,
@@ -183,7 +184,13 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     contexts[0].cases = cases
     contexts[0].verbatim = verbatim
     contexts[0].dest_name = dest.name
-    document = adapter.export_document(records, contexts[0])
+    try:
+        document = adapter.export_document(records, contexts[0])
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
+    if syntax == "csv" and isinstance(document, list):
+        contexts[0].empty_cell_is_absent = adapter.format == "deepeval"  # its loader reads "" as None
+        _csv_losses(document, cases, contexts[0])
     new_bytes = render(syntax, document)
     # A case left out of DEST by `export_document` is a `dropped` loss of the field `case`.
     left_out = sum(1 for loss in losses.losses if loss.field == "case" and loss.kind == DROPPED)
@@ -213,6 +220,27 @@ def plan_export(request: ExportRequest) -> ExportPlan:
 REFUSED = frozenset({c.MISSING_ID, c.MISSING_INPUT, c.MISSING_SKILL, c.DUPLICATE_CASE_ID})
 """Validation errors that make an export wrong (a record without its id or input, two
 records under one id): always refused. The others are warnings (`--strict`: refused)."""
+
+
+def _csv_losses(rows: list[Any], cases: list[dict[str, Any]], context: ExportContext) -> None:
+    """A CSV cell is text: a value that is not (a list, an object, a number) is written as
+    JSON text, and a member a record lacks as an empty cell; the target's loader reads
+    both back otherwise (a string, an empty string). Adapters that encode a column the
+    way their tool reads it (DeepEval, promptfoo) leave only text here."""
+    header: dict[str, None] = {}
+    for row in rows:
+        if isinstance(row, dict):
+            header.update(dict.fromkeys(row))
+    for row, case in zip(rows, cases, strict=False):
+        if not isinstance(row, dict):
+            continue
+        for column in header:
+            if column not in row:
+                if getattr(context, "empty_cell_is_absent", False):
+                    continue
+                context.loss(case, column, TEXT, column, "absent in this record: a CSV row has an empty cell there")
+            elif row[column] is not None and not isinstance(row[column], str):
+                context.loss(case, column, TEXT, column, "a CSV cell is text: written as JSON text")
 
 
 def _refuse_invalid(request: ExportRequest) -> list[str]:

@@ -473,3 +473,33 @@ def test_every_native_field_is_written_or_reported(target, tmp_path):
     assert {"source_refs", "source_ref_authority", "coverage_tags", "extensions.team"} <= reported
     assert ("description" in reported) is (target != "promptfoo")
     assert "Release notes skill" in text or "description" in reported
+
+
+def test_csv_type_losses_are_reported(tmp_path):
+    # An Inspect JSONL record with a list target and a metadata object, and one without
+    # metadata: in a CSV both are text, and the absent member an empty cell.
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        '{"input": "a", "target": ["x", "y"], "metadata": {"k": 1}}\n{"input": "b", "target": "z"}\n', encoding="utf-8"
+    )
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="inspect", source_refs=["in.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    exported = export([tmp_path / "c.json"], "inspect", tmp_path / "out.csv")
+    losses = {(loss.field, loss.kind) for loss in exported.losses.losses}
+    assert {("target", "text"), ("metadata", "text")} <= losses
+    assert len([loss for loss in exported.losses.losses if loss.field == "metadata"]) == 2  # text; absent
+
+
+def test_mixed_single_and_multi_turn_goldens_are_refused(tmp_path, monkeypatch, capsys):
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps([{"input": "q", "expected_output": "o"}]), encoding="utf-8")
+    multi = tmp_path / "multi.json"
+    multi.write_text(json.dumps([{"scenario": "book a table", "turns": []}]), encoding="utf-8")
+    paths = []
+    for source in (single, multi):
+        canonical = plan([source], tmp_path / f"{source.stem}.c.json", root=ROOT, fmt="deepeval", source_refs=[source.name])
+        (tmp_path / f"{source.stem}.c.json").write_bytes(canonical.new_bytes)
+        paths.append(str(tmp_path / f"{source.stem}.c.json"))
+    dest = tmp_path / "goldens.json"
+    run = run_cli(["export", *paths, "--to", "deepeval", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists() and "[mixed_turns]" in run.err
