@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import math
 import os
 import re
@@ -784,6 +785,30 @@ def _assertion_cell(assertion: Any) -> str | None:
     return f"{head}:{value}"
 
 
+def _dangling_references(config: dict[str, Any], refs: list[str], context: ExportContext) -> None:
+    """A loss for each `file://` reference the written config holds that the import read
+    (a tests file, a vars or assertion file, ...) but that names no file beside DEST:
+    references are relative to the config's folder, and export writes no other file."""
+    if context.dest is None:
+        return
+    written = json.dumps(config, ensure_ascii=False, default=str)
+    folder = context.dest.parent
+    for ref in dict.fromkeys(refs):
+        if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
+            continue
+        spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
+        found = glob.glob(os.path.join(glob.escape(str(folder)), spec)) if glob.has_magic(spec) else []
+        if not found and not (folder / spec).is_file():
+            context.loss(
+                None,
+                ref,
+                DROPPED,
+                None,
+                f"names no file beside {context.dest_name} (references are relative to the config's folder): "
+                "copy the file there, or export into the folder of the config the cases came from",
+            )
+
+
 def _whole_scenarios(kept: dict[str, Any], cases: list[dict[str, Any]], verbatim: list[bool]) -> set[int]:
     """The indexes of the `scenarios` entries whose every test × config case is exported
     unchanged: only those are written back as a scenario."""
@@ -855,6 +880,7 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         ),
         None,
     )
+    kept_refs = [*refs, *(extension(context.file, "promptfoo").get("resolved_files") or {})]
     verbatim = context.verbatim or [True] * len(records)
     whole = _whole_scenarios(kept, cases, verbatim)
     inline = bool(refs) and any(
@@ -921,4 +947,5 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         config["tests"] = entries
     else:
         config.pop("tests", None)
+    _dangling_references(config, kept_refs, context)
     return config

@@ -184,6 +184,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     contexts[0].cases = cases
     contexts[0].verbatim = verbatim
     contexts[0].dest_name = dest.name
+    contexts[0].dest = dest
     try:
         document = adapter.export_document(records, contexts[0])
     except FixtureError as error:

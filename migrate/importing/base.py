@@ -451,6 +451,8 @@ class ExportContext:
         """Every case exported, in order (set for `export_document`)."""
         self.dest_name = ""
         """The file name of DEST (set for `export_document`)."""
+        self.dest: Path | None = None
+        """DEST's path (set for `export_document`)."""
         self.verbatim: list[bool] = []
         """Per case of `cases`: True when its record is given back as imported (set for
         `export_document`; an imported case edited since is mapped, False)."""

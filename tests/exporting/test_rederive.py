@@ -75,7 +75,9 @@ def test_an_edited_input_is_exported(fmt, name, suffix, text, tmp_path_factory):
 def test_an_unedited_file_comes_back_as_imported(fmt, name, suffix, tmp_path):
     data, path = imported(tmp_path, name, fmt)
     write(path, data)
-    exported = export([path], fmt, tmp_path / f"out{suffix}")
+    if fmt == "promptfoo":  # the config's file:// references are read beside it
+        shutil.copytree(EXAMPLES / "promptfoo", tmp_path / "out")
+    exported = export([path], fmt, tmp_path / "out" / f"back{suffix}")
     assert exported.restored == len(data["cases"]) and not exported.losses
 
 
@@ -180,3 +182,14 @@ def test_an_edited_test_of_a_tests_file_is_written_inline(tmp_path):
     assert all(isinstance(test, dict) for test in config["tests"])
     assert len(config["tests"]) == len(data["cases"])
     assert any(test.get("vars", {}).get("input") == "Edited input" for test in config["tests"])
+
+
+def test_file_references_that_name_nothing_beside_dest_are_reported(tmp_path):
+    data, path = imported(tmp_path, "promptfoo/promptfooconfig.yaml", "promptfoo")
+    write(path, data)
+    elsewhere = export([path], "promptfoo", tmp_path / "elsewhere" / "promptfooconfig.yaml")
+    dangling = {loss.field for loss in elsewhere.losses.losses if loss.case is None}
+    assert {"file://tests/cases.csv", "file://tests/edge.yaml", "file://asserts/common.yaml"} <= dangling
+    shutil.copytree(EXAMPLES / "promptfoo", tmp_path / "beside")
+    beside = export([path], "promptfoo", tmp_path / "beside" / "other.yaml")
+    assert not beside.losses
