@@ -503,3 +503,32 @@ def test_mixed_single_and_multi_turn_goldens_are_refused(tmp_path, monkeypatch, 
     dest = tmp_path / "goldens.json"
     run = run_cli(["export", *paths, "--to", "deepeval", "--out", str(dest)], tmp_path, monkeypatch, capsys)
     assert run.code == 2 and not dest.exists() and "[mixed_turns]" in run.err
+
+
+def test_blank_lines_make_the_reimport_data_equal_with_new_locators(tmp_path):
+    # README: a source with blank lines comes back with the export's line locators.
+    source = tmp_path / "samples.jsonl"
+    source.write_text('{"input": "a", "ideal": "x"}\n\n\n{"input": "b", "ideal": "y"}\n', encoding="utf-8")
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    dest = tmp_path / "out" / "samples.jsonl"
+    dest.parent.mkdir()
+    dest.write_bytes(export([tmp_path / "c.json"], "openai-evals", dest).new_bytes)
+    again = plan([dest], tmp_path / "again.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    before, after = json.loads(canonical.new_bytes), json.loads(again.new_bytes)
+    assert [c["source_refs"] for c in before["cases"]] == [["samples.jsonl#L1"], ["samples.jsonl#L4"]]
+    assert [c["source_refs"] for c in after["cases"]] == [["samples.jsonl#L1"], ["samples.jsonl#L2"]]
+    for case in (*before["cases"], *after["cases"]):
+        case.pop("source_refs")
+        case["extensions"]["import"].pop("locator")
+    assert before == after
+
+
+def test_jsonl_is_written_with_non_ascii_as_is(tmp_path):
+    # README: JSON Lines as json.dumps(record, ensure_ascii=False) writes it.
+    source = tmp_path / "samples.jsonl"
+    source.write_text('{"input": "caf\u00e9", "ideal": "\u00fc"}\n', encoding="utf-8")
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    exported = export([tmp_path / "c.json"], "openai-evals", tmp_path / "out.jsonl")
+    assert exported.new_bytes == source.read_bytes()
