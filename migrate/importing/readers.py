@@ -366,7 +366,15 @@ def _yaml_loader() -> Any:
         """Round-trip construction that keeps timestamps as the text they were written as
         (JSON has no date type, and the text is what a reader of the file sees)."""
 
+    def construct_int(self: Any, node: Any) -> Any:
+        # js-yaml (promptfoo's reader) reads `1_000` and `0b101` as strings: so does the import.
+        text = str(node.value)
+        if "_" in text or text.lstrip("+-")[:2].lower() == "0b":
+            return text
+        return RoundTripConstructor.construct_yaml_int(self, node)
+
     _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_str)
+    _Constructor.add_constructor("tag:yaml.org,2002:int", construct_int)
     yaml = YAML(typ="rt")
     yaml.Constructor = _Constructor
     return yaml
@@ -375,7 +383,7 @@ def _yaml_loader() -> Any:
 def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> Any:
     """Plain JSON data of a round-trip YAML node, recording where each member starts
     (aliases are copied out: `_expanded_size` has bounded how far that goes)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
 
     if isinstance(node, CommentedMap):
         result: dict[str, Any] = {}
@@ -404,6 +412,13 @@ def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int,
         return node
     if isinstance(node, str):
         return str(node)
+    if isinstance(node, TaggedScalar):
+        # `!!str 123` is the string "123"; other core tags as every reader agrees
+        # (`formats.yaml_text.tagged_value`); a local tag is never constructed: its text.
+        from fixture_migrate.formats.yaml_text import tagged_value
+
+        tag = getattr(node.tag, "value", node.tag)
+        return _plain(tagged_value(str(tag), str(node.value)), path, positions)
     if isinstance(node, int):
         return int(node)
     if isinstance(node, float):

@@ -93,3 +93,24 @@ def test_field_renames_apply_to_records():
     source.fields = {"question": "input"}
     assert source.records()[0].data == {"input": "a"}
     assert source.renamed == {"question"}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1_000", "1_000"),  # js-yaml (promptfoo's reader) reads these as strings
+        ("0b101", "0b101"),
+        ("-0b11", "-0b11"),
+        ("!!str 123", "123"),
+        ("!!int 7", 7),
+        ("!!float 1", 1.0),
+        ("!local text", "text"),  # a local tag is never constructed
+        ("0x1F", 31),
+        ("12", 12),
+    ],
+)
+def test_yaml_scalars_are_read_as_js_yaml_reads_them(text, value):
+    from fixture_migrate.importing.readers import read_source
+
+    source = read_source(Path("x.yaml"), "x.yaml", f"a: {text}\n".encode())
+    assert source.data == {"a": value} and type(source.data["a"]) is type(value)
