@@ -532,3 +532,16 @@ def test_jsonl_is_written_with_non_ascii_as_is(tmp_path):
     (tmp_path / "c.json").write_bytes(canonical.new_bytes)
     exported = export([tmp_path / "c.json"], "openai-evals", tmp_path / "out.jsonl")
     assert exported.new_bytes == source.read_bytes()
+
+
+def test_an_empty_outcome_list_is_kept_by_skill_creator(tmp_path):
+    fixture = {
+        "schema_version": "spec-first.workflow-eval-fixtures.v1",
+        "skill": "demo",
+        "cases": [
+            {"id": "m", "input": "x", "coverage_tags": ["boundary"], "expected_outcome": [], "boundary_note": "n"}
+        ],
+    }
+    (tmp_path / "c.json").write_text(json.dumps(fixture), encoding="utf-8")
+    evals = json.loads(export([tmp_path / "c.json"], "skill-creator", tmp_path / "evals.json").new_bytes)
+    assert evals["evals"][0]["expectations"] == []
