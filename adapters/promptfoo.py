@@ -825,14 +825,18 @@ def _whole_scenarios(kept: dict[str, Any], cases: list[dict[str, Any]], verbatim
             continue
         if not same:
             spoiled.add(scenario["index"])
-        seen.setdefault(scenario["index"], set()).add((scenario.get("config"), extension(case, "import").get("locator")))
+        seen.setdefault(scenario["index"], set()).add(
+            (scenario.get("config"), extension(case, "import").get("locator"))
+        )
     whole = set()
     for index, entry in enumerate(scenarios):
         if index in spoiled or not isinstance(entry, dict):
             continue
         configs, tests = entry.get("config"), entry.get("tests")
-        if isinstance(configs, list) and isinstance(tests, list) and len(seen.get(index, ())) == len(configs) * len(
-            tests
+        if (
+            isinstance(configs, list)
+            and isinstance(tests, list)
+            and len(seen.get(index, ())) == len(configs) * len(tests)
         ):
             whole.add(index)
     return whole
@@ -884,9 +888,9 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
     verbatim = context.verbatim or [True] * len(records)
     whole = _whole_scenarios(kept, cases, verbatim)
     inline = bool(refs) and any(
-        not same and extension(case, "import").get("format") == "promptfoo" and extension(case, "import").get(
-            "source_file"
-        ) != config_ref
+        not same
+        and extension(case, "import").get("format") == "promptfoo"
+        and extension(case, "import").get("source_file") != config_ref
         for case, same in zip(cases, verbatim, strict=True)
     )
     if inline:

@@ -256,6 +256,7 @@ def _refuse_invalid(request: ExportRequest) -> list[str]:
         errors = validate(list(request.paths), repo_root=request.repo_root, check_refs=False)
     except MigrationError as error:
         raise ImportFailed([(error.path or request.paths[0], error)]) from None
+
     def place(error: dict[str, Any]) -> str:
         where = ":".join(str(error[key]) for key in ("line", "column") if error.get(key) is not None)
         return f"{error.get('source_file') or request.paths[0]}{':' + where if where else ''}"
@@ -301,9 +302,7 @@ def _mapped_onto(adapter: ImportAdapter, case: dict[str, Any], context: ExportCo
     info = extension(case, "import")
     bare = {key: value for key, value in case.items() if key != "extensions"}
     extensions = {
-        key: value
-        for key, value in (case.get("extensions") or {}).items()
-        if key not in ("import", adapter.namespace)
+        key: value for key, value in (case.get("extensions") or {}).items() if key not in ("import", adapter.namespace)
     }
     if extensions:
         bare["extensions"] = extensions
@@ -445,7 +444,7 @@ def _refuse_foreign_dest(
 def _written_by_export(
     adapter: ImportAdapter, dest: Path, old_bytes: bytes, syntax: str, cases: list[dict[str, Any]], root: Path
 ) -> bool:
-    from fixture_migrate.importing.base import Job, META_KEY
+    from fixture_migrate.importing.base import META_KEY, Job
     from fixture_migrate.importing.readers import SourceError, read_source
 
     ids = {str(case.get("id")) for case in cases}

@@ -154,7 +154,9 @@ def test_deepeval_csv_loader_reads_a_json_golden_exported_to_csv(deepeval_datase
     imported = plan([source], tmp_path / "imported.json", root=ROOT, source_refs=["goldens-in.json"])
     (tmp_path / "imported.json").write_bytes(imported.new_bytes)
     dest = tmp_path / "goldens.csv"
-    result = plan_export(ExportRequest(paths=[tmp_path / "imported.json"], target="deepeval", dest=dest, repo_root=ROOT))
+    result = plan_export(
+        ExportRequest(paths=[tmp_path / "imported.json"], target="deepeval", dest=dest, repo_root=ROOT)
+    )
     assert not result.losses
     dest.write_bytes(result.new_bytes)
     dataset = deepeval_dataset()

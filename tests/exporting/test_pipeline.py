@@ -395,7 +395,9 @@ def _promptfoo_canonical(tmp_path: Path, name: str, default_vars: dict[str, str]
     folder.mkdir()
     config = {"defaultTest": {"vars": default_vars}, "providers": ["echo"], "tests": [{"vars": {"q": name}}]}
     (folder / "promptfooconfig.yaml").write_text(json.dumps(config), encoding="utf-8")
-    canonical = plan([folder / "promptfooconfig.yaml"], tmp_path / f"{name}.json", root=ROOT, source_refs=[f"{name}.yaml"])
+    canonical = plan(
+        [folder / "promptfooconfig.yaml"], tmp_path / f"{name}.json", root=ROOT, source_refs=[f"{name}.yaml"]
+    )
     (tmp_path / f"{name}.json").write_bytes(canonical.new_bytes)
     return tmp_path / f"{name}.json"
 
@@ -497,7 +499,9 @@ def test_mixed_single_and_multi_turn_goldens_are_refused(tmp_path, monkeypatch, 
     multi.write_text(json.dumps([{"scenario": "book a table", "turns": []}]), encoding="utf-8")
     paths = []
     for source in (single, multi):
-        canonical = plan([source], tmp_path / f"{source.stem}.c.json", root=ROOT, fmt="deepeval", source_refs=[source.name])
+        canonical = plan(
+            [source], tmp_path / f"{source.stem}.c.json", root=ROOT, fmt="deepeval", source_refs=[source.name]
+        )
         (tmp_path / f"{source.stem}.c.json").write_bytes(canonical.new_bytes)
         paths.append(str(tmp_path / f"{source.stem}.c.json"))
     dest = tmp_path / "goldens.json"

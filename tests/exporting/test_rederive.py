@@ -89,16 +89,16 @@ def test_an_unedited_file_comes_back_as_imported(fmt, name, suffix, tmp_path):
     ],
     ids=["forbidden_signals", "boundary_note"],
 )
-def test_an_edit_the_target_cannot_hold_is_a_loss_and_strict_refuses(
-    edit, field, tmp_path, monkeypatch, capsys
-):
+def test_an_edit_the_target_cannot_hold_is_a_loss_and_strict_refuses(edit, field, tmp_path, monkeypatch, capsys):
     data, path = imported(tmp_path, "inspect/security.jsonl", "inspect")
     edit(data["cases"][0])
     write(path, data)
     exported = export([path], "inspect", tmp_path / "out.jsonl")
     assert [loss.field for loss in exported.losses.losses] == [field]
     dest = tmp_path / "strict.jsonl"
-    run = run_cli(["export", str(path), "--to", "inspect", "--out", str(dest), "--strict"], tmp_path, monkeypatch, capsys)
+    run = run_cli(
+        ["export", str(path), "--to", "inspect", "--out", str(dest), "--strict"], tmp_path, monkeypatch, capsys
+    )
     assert run.code == 2 and not dest.exists()
 
 
@@ -174,7 +174,9 @@ def test_an_edited_test_of_a_tests_file_is_written_inline(tmp_path):
     ref = "examples/external/promptfoo/promptfooconfig.yaml"
     canonical = plan([folder / "promptfooconfig.yaml"], tmp_path / "c.json", root=ROOT, source_refs=[ref])
     data = json.loads(canonical.new_bytes)
-    from_file = next(i for i, case in enumerate(data["cases"]) if "tests/" in case["extensions"]["import"]["source_file"])
+    from_file = next(
+        i for i, case in enumerate(data["cases"]) if "tests/" in case["extensions"]["import"]["source_file"]
+    )
     data["cases"][from_file]["input"] = "Edited input"
     write(tmp_path / "c.json", data)
     exported = export([tmp_path / "c.json"], "promptfoo", folder / "promptfooconfig.yaml")
