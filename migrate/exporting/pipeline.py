@@ -1,9 +1,11 @@
 """`fixture-migrate export`: canonical v1 files become one native file of another eval tool.
 
 ```
-PATHS... ─► canonical v1 JSON (read, never written)
-         ─► per case: imported from the target format? ─► adapter.record_of (its record back)
-                                                   else ─► adapter.map_case (+ loss report)
+PATHS... ─► canonical v1 JSON (read, never written; validated: exporting.checks)
+         ─► per case: imported from the target format, and unchanged (rederive)?
+                 yes ─► adapter.record_of (its record back)
+                 edited ─► adapter.map_case onto the record (+ loss report)
+                 else ─► adapter.map_case (+ loss report)
          ─► adapter.export_document ─► exporting.native (jsonl · json · csv · yaml)
          ─► DEST unchanged when its data is the same ─► diff / check / atomic write
 ```
