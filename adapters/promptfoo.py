@@ -723,7 +723,13 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     elif expected is not None:
         asserts.append({"type": "llm-rubric", "value": outcome_text(expected)})
         context.loss(case, "expected_outcome", TEXT, "assert[].llm-rubric", "a rubric is text; written as JSON text")
-    asserts.extend({"type": "not-icontains", "value": signal} for signal in case.get("forbidden_signals") or [])
+    # A signal an assertion of the outcome already forbids is not asserted twice.
+    covered = {text for a in asserts if isinstance(a, dict) for text in _negative_strings(a)}
+    asserts.extend(
+        {"type": "not-icontains", "value": signal}
+        for signal in case.get("forbidden_signals") or []
+        if signal not in covered
+    )
     if asserts:
         test["assert"] = asserts
     meta = fixture_metadata(case, skip=("id", "forbidden_signals"))

@@ -48,6 +48,7 @@ from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import SYNTAX_BY_SUFFIX, render
 from fixture_migrate.exporting.rederive import derive, unchanged
 from fixture_migrate.importing.base import (
+    ABSENT,
     DROPPED,
     ExportContext,
     ImportAdapter,
@@ -185,7 +186,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
                     verbatim.append(True)
                     continue
                 edited.append(str(case.get("id")))
-                records.append(_mapped_onto(adapter, case, context))
+                records.append(_mapped_onto(adapter, case, context, derived))
             else:
                 records.append(adapter.map_case(case, context))
             verbatim.append(False)
@@ -239,9 +240,13 @@ def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportConte
     return record
 
 
-def _mapped_onto(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+def _mapped_onto(
+    adapter: ImportAdapter, case: dict[str, Any], context: ExportContext, derived: dict[str, Any] | None
+) -> dict[str, Any]:
     """An imported case edited since the import: its current fields mapped by the adapter,
-    onto the kept record (the record's other members stay; metadata objects are merged).
+    onto the kept record (the record's other members stay; metadata objects are merged;
+    the members that carry a field the edit left as the record gives it stay as written,
+    so an edited outcome does not rewrite the input's vars).
     The import's own bookkeeping (`extensions.import`, the record under
     `extensions.<format>`, the source ref of the record) is not written again."""
     info = extension(case, "import")
@@ -265,8 +270,25 @@ def _mapped_onto(adapter: ImportAdapter, case: dict[str, Any], context: ExportCo
         record = {}
     if not isinstance(record, dict) or context.syntax == "csv":
         return mapped
+    kept: set[str] = set()
+    for fields, members in CARRIERS.get(adapter.format, ()):
+        if derived is not None and all(case.get(f, ABSENT) == derived.get(f, ABSENT) for f in fields):
+            kept.update(member for member in members if member in record)
+    defaults = extension(case, adapter.namespace).get("default_asserts")
+    expected = case.get("expected_outcome")
+    if adapter.format == "promptfoo" and isinstance(defaults, int) and isinstance(mapped.get("assert"), list):
+        # promptfoo applies defaultTest's assertions again: they are not written twice.
+        if isinstance(expected, list) and mapped["assert"][:defaults] == expected[:defaults]:
+            mapped["assert"] = mapped["assert"][defaults:]
+            if not mapped["assert"]:
+                del mapped["assert"]
+        elif defaults:  # the outcome no longer holds them: they must not apply
+            mapped["options"] = {**(record.get("options") or {}), "disableDefaultAsserts": True}
+            kept.discard("options")
     merged = dict(record)
     for key, value in mapped.items():
+        if key in kept:
+            continue
         old = merged.get(key)
         if key in META_MEMBERS and isinstance(old, dict) and isinstance(value, dict):
             merged[key] = {**old, **value}
@@ -274,6 +296,17 @@ def _mapped_onto(adapter: ImportAdapter, case: dict[str, Any], context: ExportCo
             merged[key] = value
     return merged
 
+
+CARRIERS: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
+    "promptfoo": ((("input",), ("vars",)), (("expected_outcome", "forbidden_signals"), ("assert",))),
+    "inspect": ((("input",), ("input",)), (("expected_outcome",), ("target",))),
+    "openai-evals": ((("input",), ("input",)), (("expected_outcome",), ("ideal",))),
+    "langsmith": ((("input",), ("inputs",)), (("expected_outcome",), ("outputs",))),
+    "deepeval": ((("input",), ("input",)), (("expected_outcome",), ("expected_output",))),
+    "skill-creator": ((("input",), ("prompt",)), (("expected_outcome", "forbidden_signals"), ("expectations",))),
+}
+"""Per format: (canonical fields, the record members that carry them). When a case's
+fields are what its record gives, those members are kept as written, not re-mapped."""
 
 META_MEMBERS = ("metadata", "additional_metadata", "additionalMetadata")
 """Record members that are metadata objects: the kept one and the mapped one are merged."""

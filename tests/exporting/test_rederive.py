@@ -195,3 +195,41 @@ def test_file_references_that_name_nothing_beside_dest_are_reported(tmp_path):
     shutil.copytree(EXAMPLES / "promptfoo", tmp_path / "beside")
     beside = export([path], "promptfoo", tmp_path / "beside" / "other.yaml")
     assert not beside.losses
+
+
+def test_an_edited_outcome_keeps_the_records_input_as_written(tmp_path):
+    # The chat messages of an Inspect sample stay when only its target was edited; an
+    # edited input replaces them (the finding: an edited chat input was dropped).
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        '{"input": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Q?"}], "target": "A"}\n',
+        encoding="utf-8",
+    )
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="inspect", source_refs=["in.jsonl"])
+    data = json.loads(canonical.new_bytes)
+    data["cases"][0]["expected_outcome"] = "B"
+    write(path := tmp_path / "c.json", data)
+    (record,) = native_data(Path("x.jsonl"), export([path], "inspect", tmp_path / "o1.jsonl").new_bytes)
+    assert record["input"][0] == {"role": "system", "content": "Be brief."} and record["target"] == "B"
+    data["cases"][0]["input"] = "New question?"
+    write(path, data)
+    (record,) = native_data(Path("x.jsonl"), export([path], "inspect", tmp_path / "o2.jsonl").new_bytes)
+    assert record["input"] == "New question?" and record["target"] == "B"
+
+
+def test_an_edited_signal_keeps_the_promptfoo_vars(tmp_path):
+    source = tmp_path / "promptfooconfig.yaml"
+    source.write_text(
+        "prompts: ['{{question}} {{lang}}']\nproviders: [echo]\n"
+        "defaultTest:\n  assert:\n    - {type: contains, value: base}\n"
+        "tests:\n  - vars: {question: Hi, lang: en}\n    assert:\n      - {type: not-contains, value: bad}\n",
+        encoding="utf-8",
+    )
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, source_refs=["promptfooconfig.yaml"])
+    data = json.loads(canonical.new_bytes)
+    data["cases"][0]["forbidden_signals"].append("worse")
+    data["cases"][0]["expected_outcome"].append({"type": "not-icontains", "value": "worse"})
+    write(path := tmp_path / "c.json", data)
+    (test,) = native_data(Path("c.yaml"), export([path], "promptfoo", tmp_path / "out.yaml").new_bytes)["tests"]
+    assert test["vars"] == {"question": "Hi", "lang": "en"}
+    assert test["assert"] == [{"type": "not-contains", "value": "bad"}, {"type": "not-icontains", "value": "worse"}]
