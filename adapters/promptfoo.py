@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import math
 import os
 import re
@@ -790,7 +791,13 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     elif expected is not None:
         asserts.append({"type": "llm-rubric", "value": outcome_text(expected)})
         context.loss(case, "expected_outcome", TEXT, "assert[].llm-rubric", "a rubric is text; written as JSON text")
-    asserts.extend({"type": "not-icontains", "value": signal} for signal in case.get("forbidden_signals") or [])
+    # A signal an assertion of the outcome already forbids is not asserted twice.
+    covered = {text for a in asserts if isinstance(a, dict) for text in _negative_strings(a)}
+    asserts.extend(
+        {"type": "not-icontains", "value": signal}
+        for signal in case.get("forbidden_signals") or []
+        if signal not in covered
+    )
     if asserts:
         test["assert"] = asserts
     meta = fixture_metadata(case, skip=("id", "forbidden_signals"))
@@ -852,6 +859,83 @@ def _assertion_cell(assertion: Any) -> str | None:
     return f"{head}:{value}"
 
 
+def _dangling_references(config: dict[str, Any], refs: list[str], context: ExportContext) -> None:
+    """A loss for each `file://` reference the written config holds that the import read
+    (a tests file, a vars or assertion file, ...) but that names no file beside DEST:
+    references are relative to the config's folder, and export writes no other file."""
+    if context.dest is None:
+        return
+    written = json.dumps(config, ensure_ascii=False, default=str)
+    folder = context.dest.parent
+    for ref in dict.fromkeys(refs):
+        if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
+            continue
+        spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
+        found = glob.glob(os.path.join(glob.escape(str(folder)), spec)) if glob.has_magic(spec) else []
+        if not found and not (folder / spec).is_file():
+            context.loss(
+                None,
+                ref,
+                DROPPED,
+                None,
+                f"names no file beside {context.dest_name} (references are relative to the config's folder): "
+                "copy the file there, or export into the folder of the config the cases came from",
+            )
+
+
+def _whole_scenarios(kept: dict[str, Any], cases: list[dict[str, Any]], verbatim: list[bool]) -> set[int]:
+    """The indexes of the `scenarios` entries whose every test × config case is exported
+    unchanged: only those are written back as a scenario."""
+    scenarios = kept.get("scenarios")
+    if not isinstance(scenarios, list):
+        return set()
+    seen: dict[int, set[tuple[Any, Any]]] = {}
+    spoiled: set[int] = set()
+    for case, same in zip(cases, verbatim, strict=True):
+        if extension(case, "import").get("format") != "promptfoo":
+            continue
+        scenario = extension(case, "promptfoo").get("scenario")
+        if not isinstance(scenario, dict) or not isinstance(scenario.get("index"), int):
+            continue
+        if not same:
+            spoiled.add(scenario["index"])
+        seen.setdefault(scenario["index"], set()).add(
+            (scenario.get("config"), extension(case, "import").get("locator"))
+        )
+    whole = set()
+    for index, entry in enumerate(scenarios):
+        if index in spoiled or not isinstance(entry, dict):
+            continue
+        configs, tests = entry.get("config"), entry.get("tests")
+        if (
+            isinstance(configs, list)
+            and isinstance(tests, list)
+            and len(seen.get(index, ())) == len(configs) * len(tests)
+        ):
+            whole.add(index)
+    return whole
+
+
+def _effective_test(record: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's test as promptfoo runs it for one `config` entry, as an inline test: the
+    effective vars, options and metadata, the entry's assertions before the test's (those
+    of `defaultTest` left out: the config applies them again)."""
+    kept = extension(case, "promptfoo")
+    test = copy.deepcopy(record)
+    for member in ("vars", "options", "metadata"):
+        if isinstance(kept.get(member), dict):
+            test[member] = copy.deepcopy(kept[member])
+    expected = case.get("expected_outcome")
+    defaults = kept.get("default_asserts") if isinstance(kept.get("default_asserts"), int) else 0
+    if isinstance(expected, list):
+        asserts = expected[defaults:]
+        if asserts:
+            test["assert"] = copy.deepcopy(asserts)
+        else:
+            test.pop("assert", None)
+    return test
+
+
 def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
     """A config, or for a CSV or JSON Lines DEST a tests file (the tests alone). The config is the one the cases were imported from
     (its members as the import kept them), its inline tests back at their places and the
@@ -874,19 +958,37 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         ),
         None,
     )
+    kept_refs = [*refs, *(extension(context.file, "promptfoo").get("resolved_files") or {})]
+    verbatim = context.verbatim or [True] * len(records)
+    whole = _whole_scenarios(kept, cases, verbatim)
+    inline = bool(refs) and any(
+        not same
+        and extension(case, "import").get("format") == "promptfoo"
+        and extension(case, "import").get("source_file") != config_ref
+        for case, same in zip(cases, verbatim, strict=True)
+    )
+    if inline:
+        refs = []  # a tests file's case was edited: every test is written inline, in order, the files not named
+        kept = {key: value for key, value in kept.items() if key != "tests"}
     placed: dict[int, dict[str, Any]] = {}
     tests: list[dict[str, Any]] = []
-    for record, case in zip(records, cases, strict=True):
+    for record, case, same in zip(records, cases, verbatim, strict=True):
         info = extension(case, "import")
-        if info.get("format") != "promptfoo":
+        scenario = extension(case, "promptfoo").get("scenario")
+        if info.get("format") != "promptfoo" or (inline and not isinstance(scenario, dict)):
             tests.append(record)
-        elif "scenario" in extension(case, "promptfoo"):
-            continue  # comes back through `scenarios` as written
-        elif config_ref is not None and info.get("source_file") == config_ref:
+        elif isinstance(scenario, dict):
+            if not same:
+                tests.append(record)
+            elif scenario.get("index") not in whole:
+                tests.append(_effective_test(record, case))  # its scenario is not written whole
+            # else: comes back through `scenarios` as written
+        elif config_ref is not None and info.get("source_file") == config_ref and not inline:
+            # an inline test of the config, edited or not, goes back to its place
             locator = str(info.get("locator", ""))
             index = locator.removeprefix("/tests/")
             placed[int(index) if index.isdigit() else len(placed)] = record
-        elif refs:
+        elif refs and same:
             continue  # a test of a tests file the config names: that file is not rewritten
         else:
             tests.append(record)
@@ -910,10 +1012,18 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         config["prompts"] = [PROMPT]
     if "providers" not in config and "targets" not in config:
         config["providers"] = [PROVIDER]
+    scenarios = config.get("scenarios")
+    if isinstance(scenarios, list) and len(whole) < len(scenarios):
+        kept_scenarios = [entry for index, entry in enumerate(scenarios) if index in whole]
+        if kept_scenarios:
+            config["scenarios"] = kept_scenarios
+        else:
+            config.pop("scenarios")
     if isinstance(kept.get("tests"), str) and entries == [kept["tests"]]:
         config["tests"] = kept["tests"]
     elif entries or "scenarios" not in config:
         config["tests"] = entries
     else:
         config.pop("tests", None)
+    _dangling_references(config, kept_refs, context)
     return config

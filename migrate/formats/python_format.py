@@ -38,7 +38,6 @@ import bisect
 import codecs
 import dataclasses
 import functools
-import io
 import re
 import tokenize
 from collections import Counter

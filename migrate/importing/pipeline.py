@@ -694,7 +694,9 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     `--check` when DEST would change; 2 on any error, with nothing written)."""
     shown = request.dest.as_posix()
     try:
-        plan = plan_import(request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped"))))
+        plan = plan_import(
+            request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped")))
+        )
     except ImportFailed as failure:
         for path, error in failure.errors:
             report.error(path.as_posix() if isinstance(path, Path) else path, error)

@@ -187,3 +187,26 @@ def test_yaml_alias_amplification_of_text_is_refused_on_import(where):
 def test_yaml_with_a_few_aliases_of_long_text_is_imported():
     big = "x" * (64 * 1024)
     read("ok.yaml", "\n".join([f"- {{q: &big {big}}}"] + ["- {q: *big}"] * 20) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1_000", "1_000"),  # js-yaml (promptfoo's reader) reads these as strings
+        ("0b101", "0b101"),
+        ("-0b11", "-0b11"),
+        ("!!str 123", "123"),
+        ("!!int 7", 7),
+        ("!!float 1", 1.0),
+        ("!local text", "text"),  # a local tag is never constructed
+        # js-yaml reads 0x1F as 31; import reads it as migrate does, as written: one
+        # reader, one meaning for both commands (a hex int is no fixture value anyone writes).
+        ("0x1F", "0x1F"),
+        ("12", 12),
+    ],
+)
+def test_yaml_scalars_are_read_as_js_yaml_reads_them(text, value):
+    from fixture_migrate.importing.readers import read_source
+
+    source = read_source(Path("x.yaml"), "x.yaml", f"a: {text}\n".encode())
+    assert source.data == {"a": value} and type(source.data["a"]) is type(value)
