@@ -49,6 +49,7 @@ import json
 from typing import Any
 
 from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.importing.base import (
     ABSENT,
     META_KEY,
@@ -355,9 +356,45 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     return record
 
 
+def csv_row(record: dict[str, Any], case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A golden as a row DeepEval's CSV loader reads back: snake_case column names (its
+    defaults), `context`/`retrieval_context` joined by `|`, the JSON columns as JSON
+    text. A list item holding `|`, or any other non-text value, is a loss."""
+    row: dict[str, Any] = {}
+    for key, value in record.items():
+        key = CAMEL.get(key, key)
+        if value is None or isinstance(value, str):
+            row[key] = value
+        elif key in LIST_COLUMNS and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            if any("|" in v for v in value):
+                context.loss(case, key, TEXT, key, "an item holds `|`, which DeepEval's CSV loader splits on")
+            row[key] = "|".join(value)
+        elif key in TOOL_COLUMNS or key in JSON_COLUMNS:
+            row[key] = json.dumps(value, ensure_ascii=False)  # DeepEval parses these columns as JSON
+        else:
+            context.loss(case, key, TEXT, key, "a CSV cell is text: written as JSON text, read back as a string")
+            row[key] = json.dumps(value, ensure_ascii=False)
+    return row
+
+
 def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
     """The goldens, wrapped back in the object they were read from when the canonical file
-    came from one such JSON file."""
+    came from one such JSON file; in a CSV, rows as `csv_row` writes them. Single- and
+    multi-turn goldens in one file are refused (`mixed_turns`): DeepEval loads a file as one
+    kind (unless the file is one source given back as it was read)."""
+    cases = context.cases or [{}] * len(records)
+    multi = [str(case.get("id")) for case in cases if "multi-turn" in (case.get("coverage_tags") or [])]
+    verbatim = context.verbatim or [False] * len(records)
+    sources = {extension(case, "import").get("source_file") for case in cases}
+    as_read = all(verbatim) and len(sources) == 1  # one source file given back as it was: its own mix
+    if multi and len(multi) < len(cases) and not as_read:
+        raise FixtureError(
+            f"single- and multi-turn goldens in one file (multi-turn: {', '.join(multi[:5])}): DeepEval's loaders "
+            "read a file as one kind; export each kind to its own file",
+            code="mixed_turns",
+        )
+    if context.syntax == "csv":
+        return [csv_row(record, case, context) for record, case in zip(records, cases, strict=True)]
     files = extension(context.file, "deepeval").get("files")
     if context.syntax == "json" and isinstance(files, dict) and len(files) == 1:
         (held,) = files.values()

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import copy
 import glob
+import json
 import math
 import os
 import re
@@ -139,6 +140,71 @@ TESTS_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
 RESERVED_COLUMNS = ("__expected", "__description", "__prefix", "__suffix", "__metric", "__threshold",
                     "__metadata", "__config:", "__providerOutput")  # fmt: skip
 FILE = "file://"
+
+GLOB_MAX_ENTRIES = 100_000
+"""The most directory entries a `tests` glob may look at before it is refused."""
+
+
+class _GlobTooWide(Exception):
+    pass
+
+
+def _glob_pattern(pattern: str) -> re.Pattern[str]:
+    """A regular expression for a glob of `/`-separated parts: `**` spans any number of
+    directories, `*` and `?` stay in one part and, as in `glob`, match no leading dot."""
+    out = []
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append("(?:[^/.][^/]*/)*" if not last else "(?:[^/.][^/]*(?:/|$))*")
+            continue
+        piece = ""
+        j = 0
+        while j < len(part):
+            char = part[j]
+            if char == "*":
+                piece += "[^/]*"
+            elif char == "?":
+                piece += "[^/]"
+            elif char == "[" and "]" in part[j + 2 :]:
+                close = part.index("]", j + 2)
+                content = part[j + 1 : close]
+                if content.startswith("!"):
+                    content = "^" + content[1:]
+                piece += "[" + content.replace("\\", "\\\\") + "]"
+                j = close
+            else:
+                piece += re.escape(char)
+            j += 1
+        if part[:1] in ("*", "?", "["):
+            piece = "(?!\\.)" + piece
+        out.append(piece + ("" if last else "/"))
+    return re.compile("".join(out))
+
+
+def _glob_files(tree: str, spec: str) -> list[str]:
+    """The files (or symlinks to files) under `tree` that the glob `spec` names, found by a
+    walk that never enters a symlinked directory (a link to a parent would loop) and looks at
+    no more than `GLOB_MAX_ENTRIES` entries (else `_GlobTooWide`)."""
+    parts = spec.replace(os.sep, "/").split("/")
+    fixed: list[str] = []
+    while len(parts) > 1 and not glob.has_magic(parts[0]):
+        fixed.append(parts.pop(0))
+    base = os.path.normpath(os.path.join(tree, *fixed)) if fixed else tree
+    matcher = _glob_pattern("/".join(parts))
+    found: list[str] = []
+    seen = 0
+    for directory, dirs, files in os.walk(base, followlinks=False):
+        seen += len(dirs) + len(files)
+        if seen > GLOB_MAX_ENTRIES:
+            raise _GlobTooWide(f"looks at more than {GLOB_MAX_ENTRIES:,} entries: name a narrower folder")
+        relative = os.path.relpath(directory, base)
+        prefix = "" if relative == os.curdir else relative.replace(os.sep, "/") + "/"
+        for name in files:
+            if matcher.fullmatch(prefix + name) and os.path.isfile(os.path.join(directory, name)):
+                found.append(os.path.join(directory, name))
+    return found
 INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
 """`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
 as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
@@ -566,8 +632,11 @@ class PromptfooAdapter(ExternalAdapter):
         if not glob.has_magic(spec):
             specs = [spec]
         else:
-            pattern = os.path.join(glob.escape(str(resolver.tree)), spec)
-            specs = sorted(os.path.relpath(p, resolver.tree) for p in glob.glob(pattern, recursive=True))
+            try:
+                found = _glob_files(str(resolver.tree), spec)
+            except _GlobTooWide as exc:
+                raise config.error(f"tests glob {ref!r} {exc}", "too_large", at) from None
+            specs = sorted(os.path.relpath(p, resolver.tree) for p in found)
             specs = [s for s in specs if Path(s).suffix.lower() in TESTS_SUFFIXES]
             if not specs:
                 raise config.error(f"tests glob {ref!r} names no tests file", "missing_ref", at)
@@ -722,7 +791,13 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     elif expected is not None:
         asserts.append({"type": "llm-rubric", "value": outcome_text(expected)})
         context.loss(case, "expected_outcome", TEXT, "assert[].llm-rubric", "a rubric is text; written as JSON text")
-    asserts.extend({"type": "not-icontains", "value": signal} for signal in case.get("forbidden_signals") or [])
+    # A signal an assertion of the outcome already forbids is not asserted twice.
+    covered = {text for a in asserts if isinstance(a, dict) for text in _negative_strings(a)}
+    asserts.extend(
+        {"type": "not-icontains", "value": signal}
+        for signal in case.get("forbidden_signals") or []
+        if signal not in covered
+    )
     if asserts:
         test["assert"] = asserts
     meta = fixture_metadata(case, skip=("id", "forbidden_signals"))
@@ -784,6 +859,83 @@ def _assertion_cell(assertion: Any) -> str | None:
     return f"{head}:{value}"
 
 
+def _dangling_references(config: dict[str, Any], refs: list[str], context: ExportContext) -> None:
+    """A loss for each `file://` reference the written config holds that the import read
+    (a tests file, a vars or assertion file, ...) but that names no file beside DEST:
+    references are relative to the config's folder, and export writes no other file."""
+    if context.dest is None:
+        return
+    written = json.dumps(config, ensure_ascii=False, default=str)
+    folder = context.dest.parent
+    for ref in dict.fromkeys(refs):
+        if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
+            continue
+        spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
+        found = glob.glob(os.path.join(glob.escape(str(folder)), spec)) if glob.has_magic(spec) else []
+        if not found and not (folder / spec).is_file():
+            context.loss(
+                None,
+                ref,
+                DROPPED,
+                None,
+                f"names no file beside {context.dest_name} (references are relative to the config's folder): "
+                "copy the file there, or export into the folder of the config the cases came from",
+            )
+
+
+def _whole_scenarios(kept: dict[str, Any], cases: list[dict[str, Any]], verbatim: list[bool]) -> set[int]:
+    """The indexes of the `scenarios` entries whose every test × config case is exported
+    unchanged: only those are written back as a scenario."""
+    scenarios = kept.get("scenarios")
+    if not isinstance(scenarios, list):
+        return set()
+    seen: dict[int, set[tuple[Any, Any]]] = {}
+    spoiled: set[int] = set()
+    for case, same in zip(cases, verbatim, strict=True):
+        if extension(case, "import").get("format") != "promptfoo":
+            continue
+        scenario = extension(case, "promptfoo").get("scenario")
+        if not isinstance(scenario, dict) or not isinstance(scenario.get("index"), int):
+            continue
+        if not same:
+            spoiled.add(scenario["index"])
+        seen.setdefault(scenario["index"], set()).add(
+            (scenario.get("config"), extension(case, "import").get("locator"))
+        )
+    whole = set()
+    for index, entry in enumerate(scenarios):
+        if index in spoiled or not isinstance(entry, dict):
+            continue
+        configs, tests = entry.get("config"), entry.get("tests")
+        if (
+            isinstance(configs, list)
+            and isinstance(tests, list)
+            and len(seen.get(index, ())) == len(configs) * len(tests)
+        ):
+            whole.add(index)
+    return whole
+
+
+def _effective_test(record: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's test as promptfoo runs it for one `config` entry, as an inline test: the
+    effective vars, options and metadata, the entry's assertions before the test's (those
+    of `defaultTest` left out: the config applies them again)."""
+    kept = extension(case, "promptfoo")
+    test = copy.deepcopy(record)
+    for member in ("vars", "options", "metadata"):
+        if isinstance(kept.get(member), dict):
+            test[member] = copy.deepcopy(kept[member])
+    expected = case.get("expected_outcome")
+    defaults = kept.get("default_asserts") if isinstance(kept.get("default_asserts"), int) else 0
+    if isinstance(expected, list):
+        asserts = expected[defaults:]
+        if asserts:
+            test["assert"] = copy.deepcopy(asserts)
+        else:
+            test.pop("assert", None)
+    return test
+
+
 def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
     """A config, or for a CSV or JSON Lines DEST a tests file (the tests alone). The config is the one the cases were imported from
     (its members as the import kept them), its inline tests back at their places and the
@@ -806,19 +958,37 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         ),
         None,
     )
+    kept_refs = [*refs, *(extension(context.file, "promptfoo").get("resolved_files") or {})]
+    verbatim = context.verbatim or [True] * len(records)
+    whole = _whole_scenarios(kept, cases, verbatim)
+    inline = bool(refs) and any(
+        not same
+        and extension(case, "import").get("format") == "promptfoo"
+        and extension(case, "import").get("source_file") != config_ref
+        for case, same in zip(cases, verbatim, strict=True)
+    )
+    if inline:
+        refs = []  # a tests file's case was edited: every test is written inline, in order, the files not named
+        kept = {key: value for key, value in kept.items() if key != "tests"}
     placed: dict[int, dict[str, Any]] = {}
     tests: list[dict[str, Any]] = []
-    for record, case in zip(records, cases, strict=True):
+    for record, case, same in zip(records, cases, verbatim, strict=True):
         info = extension(case, "import")
-        if info.get("format") != "promptfoo":
+        scenario = extension(case, "promptfoo").get("scenario")
+        if info.get("format") != "promptfoo" or (inline and not isinstance(scenario, dict)):
             tests.append(record)
-        elif "scenario" in extension(case, "promptfoo"):
-            continue  # comes back through `scenarios` as written
-        elif config_ref is not None and info.get("source_file") == config_ref:
+        elif isinstance(scenario, dict):
+            if not same:
+                tests.append(record)
+            elif scenario.get("index") not in whole:
+                tests.append(_effective_test(record, case))  # its scenario is not written whole
+            # else: comes back through `scenarios` as written
+        elif config_ref is not None and info.get("source_file") == config_ref and not inline:
+            # an inline test of the config, edited or not, goes back to its place
             locator = str(info.get("locator", ""))
             index = locator.removeprefix("/tests/")
             placed[int(index) if index.isdigit() else len(placed)] = record
-        elif refs:
+        elif refs and same:
             continue  # a test of a tests file the config names: that file is not rewritten
         else:
             tests.append(record)
@@ -842,10 +1012,18 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         config["prompts"] = [PROMPT]
     if "providers" not in config and "targets" not in config:
         config["providers"] = [PROVIDER]
+    scenarios = config.get("scenarios")
+    if isinstance(scenarios, list) and len(whole) < len(scenarios):
+        kept_scenarios = [entry for index, entry in enumerate(scenarios) if index in whole]
+        if kept_scenarios:
+            config["scenarios"] = kept_scenarios
+        else:
+            config.pop("scenarios")
     if isinstance(kept.get("tests"), str) and entries == [kept["tests"]]:
         config["tests"] = kept["tests"]
     elif entries or "scenarios" not in config:
         config["tests"] = entries
     else:
         config.pop("tests", None)
+    _dangling_references(config, kept_refs, context)
     return config

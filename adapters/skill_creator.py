@@ -323,8 +323,8 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
                 case, "expected_outcome", TEXT, "expected_output", "`expected_output` is prose; written as JSON text"
             )
     checks += [NEGATED.format(signal) for signal in case.get("forbidden_signals") or []]
-    if checks:
-        record["expectations"] = checks
+    if checks or expected == []:
+        record["expectations"] = checks  # an empty outcome list stays an empty list
     meta = fixture_metadata(case, skip=("id", "forbidden_signals"))
     if "boundary_note" in meta:
         context.loss(case, "boundary_note", METADATA, f"{META_KEY}.boundary_note", "skill-creator has no note field")

@@ -8,6 +8,7 @@ with its options' help text written where the option is declared; the commands
 hold no logic.
 """
 
+import os
 import signal
 import sys
 import threading
@@ -19,7 +20,7 @@ import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
 from fixture_migrate.cli import commands, decisions
-from fixture_migrate.cli.output import make_report, output_stream
+from fixture_migrate.cli.output import github_stream, inert_line, make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
@@ -161,10 +162,16 @@ def _settings(ctx: typer.Context, command: str) -> Settings:
             raise typer.BadParameter("an empty path names nothing; give a file or directory", param_hint="PATHS")
         params["paths"] = [Path(path) for path in params["paths"]]
     given = {name for name in params if _given(ctx, name)}
+    from fixture_migrate.formats import size_limit_problems
+
+    for problem in size_limit_problems():
+        _say_error(f"fixture-migrate: error: {problem}")
+    if size_limit_problems():
+        raise typer.Exit(2)
     try:
         return resolve(command, params, given, config_file=params.get("config"))
     except ConfigError as exc:
-        typer.echo(f"fixture-migrate: error: {exc}", err=True)
+        _say_error(f"fixture-migrate: error: {exc}")
         raise typer.Exit(2) from None
 
 
@@ -618,6 +625,21 @@ def _interrupt(signum: int, frame: object) -> None:
     raise _Interrupted(128 + signum)
 
 
+def _say_error(text: str) -> None:
+    """Print a message of the tool's own on stderr as one line: control characters escaped
+    (`escape_text`) and a workflow-command prefix made inert (`inert_line`), so a value from
+    a config file or a path can neither start a line of its own nor be read as a command."""
+    print(inert_line(escape_text(text)), file=sys.stderr)
+
+
+def _github_requested(argv: list[str]) -> bool:
+    """Whether the run prints for GitHub Actions: `--output-format github` is given, or the
+    process runs in an Actions job (`GITHUB_ACTIONS=true`), where the runner reads every line."""
+    if os.environ.get("GITHUB_ACTIONS") == "true" or "--output-format=github" in argv:
+        return True
+    return any(a == "--output-format" and b == "github" for a, b in zip(argv, argv[1:]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code.
 
@@ -628,6 +650,11 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    streams = (sys.stdout, sys.stderr)
+    if _github_requested(list(sys.argv[1:] if argv is None else argv)):
+        # Every line printed, by this tool or by the command-line parser (a usage error that
+        # quotes a value), goes through the same inert-line filter as the report.
+        sys.stdout, sys.stderr = github_stream(sys.stdout), github_stream(sys.stderr)
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -635,18 +662,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, prog_name="fixture-migrate")
     except _Interrupted as exc:
-        print("fixture-migrate: interrupted; every file is either migrated or as it was", file=sys.stderr)
+        _say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
         return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except RegistryError as exc:
-        print(f"fixture-migrate: error: {exc}", file=sys.stderr)
+        _say_error(f"fixture-migrate: error: {exc}")
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug must still end in one line and exit 2
-        print(escape_text(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
+        _say_error(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}")
         return 2
     finally:
         for signum, handler in previous.items():
             if handler is not None:
                 signal.signal(signum, handler)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
     return 0

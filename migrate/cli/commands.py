@@ -275,9 +275,20 @@ def _load_all(
     return loaded
 
 
-_UNSAFE_LEADS = (b"\x7f", b"\xc2", b"\xe2\x80", b"\xe2\x81", b"\xd8\x9c", b"\xef\xbf")
+_UNSAFE_LEADS = (
+    b"\x7f",
+    b"\xc2",
+    b"\xe2\x80",
+    b"\xe2\x81",
+    b"\xd8\x9c",
+    b"\xef\xbf",
+    b"\xe1\xa0\x8e",
+    b"\xef\xbb\xbf",
+    b"\xf3\xa0\x80",
+    b"\xf3\xa0\x81",
+)
 """UTF-8 starts of every character `escape_json` rewrites (U+061C is D8 9C; U+FFF9-FFFB
-start EF BF)."""
+start EF BF; U+180E is E1 A0 8E, U+FEFF EF BB BF, the tags U+E0000-E007F F3 A0 80/81)."""
 
 
 def dump_json(value: Any, *, indent: int | None = 2) -> str:

@@ -1,15 +1,18 @@
 """`fixture-migrate export`: canonical v1 files become one native file of another eval tool.
 
 ```
-PATHS... ─► canonical v1 JSON (read, never written)
-         ─► per case: imported from the target format? ─► adapter.record_of (its record back)
-                                                   else ─► adapter.map_case (+ loss report)
+PATHS... ─► canonical v1 JSON (read, never written; validated: exporting.checks)
+         ─► per case: imported from the target format, and unchanged (rederive)?
+                 yes ─► adapter.record_of (its record back)
+                 edited ─► adapter.map_case onto the record (+ loss report)
+                 else ─► adapter.map_case (+ loss report)
          ─► adapter.export_document ─► exporting.native (jsonl · json · csv · yaml)
          ─► DEST unchanged when its data is the same ─► diff / check / atomic write
 ```
 
-- **Records come back.** A case whose `extensions.import.format` is the target's is
-  rebuilt from what the import kept (`extensions.<format>`, `extensions.import`), with
+- **Records come back.** A case whose `extensions.import.format` is the target's, and
+  which is still what importing its record gives (`exporting.rederive`; else it is
+  mapped onto the record: the canonical file wins), is rebuilt from what the import kept (`extensions.<format>`, `extensions.import`), with
   the members renamed back by the file's `--field` mapping and in the source's order.
   An export onto the file the cases came from leaves it untouched when the data is
   the same (its bytes, layout and comments stay); a new file is written in the layout
@@ -18,8 +21,8 @@ PATHS... ─► canonical v1 JSON (read, never written)
   table per format); whatever the target cannot hold is a `Loss`: printed on stderr,
   listed in `--output-format json`, an error with `--strict` (exit 2, nothing written).
 - **Safety.** The canonical files are only read. DEST is written with the same atomic
-  write as `migrate` and `import`; it is refused when it is one of PATHS or holds a
-  canonical v1 file. `--diff` prints the unified diff and `--check` exits 1 when DEST
+  write as `migrate` and `import`; it is refused when it is one of PATHS, holds a
+  canonical v1 file, or is a file export did not write (`exporting.checks`). `--diff` prints the unified diff and `--check` exits 1 when DEST
   would change; neither writes.
 """
 
@@ -33,9 +36,26 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.exporting.checks import (
+    csv_losses,
+    file_losses,
+    refuse_canonical_dest,
+    refuse_different_files,
+    refuse_foreign_dest,
+    refuse_invalid,
+)
 from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import render
-from fixture_migrate.importing.base import DROPPED, ExportContext, ImportAdapter, imported_from, in_key_order
+from fixture_migrate.exporting.rederive import derive, unchanged
+from fixture_migrate.importing.base import (
+    ABSENT,
+    DROPPED,
+    ExportContext,
+    ImportAdapter,
+    extension,
+    imported_from,
+    in_key_order,
+)
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
 from fixture_migrate.migration.diff import render_file_diff
@@ -73,6 +93,8 @@ class ExportPlan:
     restored: int
     losses: LossReport
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Validation errors of PATHS that did not stop the export, one line each."""
 
     @property
     def changed(self) -> bool:
@@ -129,30 +151,60 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     for path in request.paths:
         if path.resolve() == real_dest:
             raise _fail(dest, "--out is one of the canonical files read; it is never written", "usage")
+    for path in request.paths:
+        read_canonical(path)  # not canonical v1: said as such first
+    warnings = refuse_invalid(request.paths, request.repo_root, strict=request.strict)
     losses = LossReport(adapter.format)
     records: list[dict[str, Any]] = []
     cases: list[dict[str, Any]] = []
     contexts: list[ExportContext] = []
     restored = 0
+    verbatim: list[bool] = []
+    edited: list[str] = []
+    files: list[dict[str, Any]] = []
     for path in request.paths:
         data = read_canonical(path)
         file = {key: value for key, value in data.items() if key != "cases"}
+        files.append(file)
         context = ExportContext(file, path.as_posix(), syntax, losses)
         contexts.append(context)
+        file_losses(adapter, file, context)
         for index, case in enumerate(data["cases"]):
             if not isinstance(case, dict):
                 raise _fail(path, f"case {index} is not an object", "case_not_object")
+            if not isinstance(case.get("id"), str) or not case["id"].strip():
+                # validation reads such a case under a generated id; the export would write the
+                # raw value (null, a number) as the record's id: give the case its id first.
+                raise _fail(
+                    path, f"case {index} has no `id` string ({json.dumps(case.get('id'))}): give it one", "missing_id"
+                )
             cases.append(case)
             if imported_from(case) == adapter.format:
-                records.append(_restored(adapter, case, context))
-                restored += 1
+                derived = derive(adapter, case, file, request.repo_root, path.as_posix(), dest)
+                if unchanged(adapter, case, derived):
+                    records.append(_restored(adapter, case, context))
+                    restored += 1
+                    verbatim.append(True)
+                    continue
+                edited.append(str(case.get("id")))
+                records.append(_mapped_onto(adapter, case, context, derived))
             else:
                 records.append(adapter.map_case(case, context))
+            verbatim.append(False)
     if not records:
         raise _fail(request.paths[0] if request.paths else dest, "no cases to export", "no_cases")
+    refuse_different_files(adapter, request.paths, files)
     contexts[0].cases = cases
+    contexts[0].verbatim = verbatim
     contexts[0].dest_name = dest.name
-    document = adapter.export_document(records, contexts[0])
+    contexts[0].dest = dest
+    try:
+        document = adapter.export_document(records, contexts[0])
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
+    if syntax == "csv" and isinstance(document, list):
+        contexts[0].empty_cell_is_absent = adapter.format == "deepeval"  # its loader reads "" as None
+        csv_losses(document, cases, contexts[0])
     new_bytes = render(syntax, document)
     # A case left out of DEST by `export_document` is a `dropped` loss of the field `case`.
     left_out = sum(1 for loss in losses.losses if loss.field == "case" and loss.kind == DROPPED)
@@ -160,15 +212,23 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         f"{len(records)} case(s) to {dest.as_posix()} ({adapter.format}): {restored} as imported, "
         f"{len(records) - restored} mapped"
     ]
+    if edited:
+        shown = ", ".join(edited[:5]) + (", ..." if len(edited) > 5 else "")
+        notes.append(
+            f"{len(edited)} imported case(s) differ from what their kept record gives (edited since the import): "
+            f"mapped from their current fields onto the record: {shown}"
+        )
     try:
         old_bytes = read_fixture(dest, root=request.repo_root) if dest.exists() else None
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None
     if old_bytes is not None:
-        _refuse_canonical_dest(dest, old_bytes)
+        refuse_canonical_dest(dest, old_bytes)
         if _same_native(dest, old_bytes, new_bytes, syntax):
             new_bytes = old_bytes
-    return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes)
+        else:
+            refuse_foreign_dest(adapter, dest, old_bytes, syntax, files, cases, request.repo_root)
+    return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes, warnings)
 
 
 def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
@@ -181,16 +241,76 @@ def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportConte
     return record
 
 
-def _refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
-    if b"schema_version" in old_bytes and c.CANONICAL_SCHEMA_VERSION.encode() in old_bytes:
-        try:
-            data = json.loads(old_bytes.decode("utf-8-sig"))
-        except ValueError:
-            return
-        if isinstance(data, dict) and data.get("schema_version") == c.CANONICAL_SCHEMA_VERSION:
-            raise _fail(
-                dest, "--out holds a canonical v1 file; not overwritten (choose another --out)", "dest_canonical"
-            )
+def _mapped_onto(
+    adapter: ImportAdapter, case: dict[str, Any], context: ExportContext, derived: dict[str, Any] | None
+) -> dict[str, Any]:
+    """An imported case edited since the import: its current fields mapped by the adapter,
+    onto the kept record (the record's other members stay; metadata objects are merged;
+    the members that carry a field the edit left as the record gives it stay as written,
+    so an edited outcome does not rewrite the input's vars).
+    The import's own bookkeeping (`extensions.import`, the record under
+    `extensions.<format>`, the source ref of the record) is not written again."""
+    info = extension(case, "import")
+    bare = {key: value for key, value in case.items() if key != "extensions"}
+    extensions = {
+        key: value for key, value in (case.get("extensions") or {}).items() if key not in ("import", adapter.namespace)
+    }
+    if extensions:
+        bare["extensions"] = extensions
+    ref = f"{info.get('source_file')}#{info.get('locator')}"
+    if isinstance(bare.get("source_refs"), list):
+        refs = [r for r in bare["source_refs"] if r != ref]
+        if refs:
+            bare["source_refs"] = refs
+        else:
+            bare.pop("source_refs")
+    mapped = adapter.map_case(bare, context)
+    try:
+        record = _restored(adapter, case, context) if extension(case, adapter.namespace) else {}
+    except Exception:  # noqa: BLE001 - no usable record: the mapped case alone
+        record = {}
+    if not isinstance(record, dict) or context.syntax == "csv":
+        return mapped
+    kept: set[str] = set()
+    for fields, members in CARRIERS.get(adapter.format, ()):
+        if derived is not None and all(case.get(f, ABSENT) == derived.get(f, ABSENT) for f in fields):
+            kept.update(member for member in members if member in record)
+    defaults = extension(case, adapter.namespace).get("default_asserts")
+    expected = case.get("expected_outcome")
+    if adapter.format == "promptfoo" and isinstance(defaults, int) and isinstance(mapped.get("assert"), list):
+        # promptfoo applies defaultTest's assertions again: they are not written twice.
+        if isinstance(expected, list) and mapped["assert"][:defaults] == expected[:defaults]:
+            mapped["assert"] = mapped["assert"][defaults:]
+            if not mapped["assert"]:
+                del mapped["assert"]
+        elif defaults:  # the outcome no longer holds them: they must not apply
+            mapped["options"] = {**(record.get("options") or {}), "disableDefaultAsserts": True}
+            kept.discard("options")
+    merged = dict(record)
+    for key, value in mapped.items():
+        if key in kept:
+            continue
+        old = merged.get(key)
+        if key in META_MEMBERS and isinstance(old, dict) and isinstance(value, dict):
+            merged[key] = {**old, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+CARRIERS: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
+    "promptfoo": ((("input",), ("vars",)), (("expected_outcome", "forbidden_signals"), ("assert",))),
+    "inspect": ((("input",), ("input",)), (("expected_outcome",), ("target",))),
+    "openai-evals": ((("input",), ("input",)), (("expected_outcome",), ("ideal",))),
+    "langsmith": ((("input",), ("inputs",)), (("expected_outcome",), ("outputs",))),
+    "deepeval": ((("input",), ("input",)), (("expected_outcome",), ("expected_output",))),
+    "skill-creator": ((("input",), ("prompt",)), (("expected_outcome", "forbidden_signals"), ("expectations",))),
+}
+"""Per format: (canonical fields, the record members that carry them). When a case's
+fields are what its record gives, those members are kept as written, not re-mapped."""
+
+META_MEMBERS = ("metadata", "additional_metadata", "additionalMetadata")
+"""Record members that are metadata objects: the kept one and the mapped one are merged."""
 
 
 def _same_native(dest: Path, old_bytes: bytes, new_bytes: bytes, syntax: str) -> bool:
@@ -229,8 +349,14 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
     except RecursionError:
         report.error(shown, FixtureError("nesting too deep to export", code="too_deep"))
         return _finish(report, result, out, output_format)
-    result.update(to=plan.adapter.format, cases=plan.cases, restored=plan.restored, losses=plan.losses.as_json())
-    for line in plan.losses.lines():
+    result.update(
+        to=plan.adapter.format,
+        cases=plan.cases,
+        restored=plan.restored,
+        losses=plan.losses.as_json(),
+        warnings=plan.warnings,
+    )
+    for line in plan.warnings + plan.losses.lines():
         report.print(line)
     if plan.losses and request.strict:
         error = FixtureError(f"{len(plan.losses)} loss(es) with --strict; nothing written", code="loss")

@@ -38,7 +38,6 @@ import bisect
 import codecs
 import dataclasses
 import functools
-import io
 import re
 import tokenize
 from collections import Counter
@@ -119,8 +118,12 @@ class _Reader:
         self.positions = positions
         self.line_starts = line_starts
         self.strings: list[tuple[int, int]] = []
+        self.drops: dict[int, list[int]] = {}  # per line, columns of `text` libcst's code lacks
 
     def offset(self, line: int, col: int) -> int:
+        for dropped in self.drops.get(line, ()):
+            if dropped <= col:
+                col += 1
         return self.line_starts[line - 1] + col
 
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -447,12 +450,43 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     if names:
         alternatives = "|".join(re.escape(name) for name in names)
         # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`).
-        if re.search(rf"(?m)(?:^|[;=])[ \t]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
+        # Python's indentation may hold form feeds (a page break before a binding).
+        if re.search(rf"(?m)(?:^|[;=])[ \t\f]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
             return True
     return False
 
 
+def _dropped_white_space(text: str, code: str) -> dict[int, list[int]]:
+    """Per line (1-based), the columns of `text` that libcst's `code` of it lacks: libcst
+    drops the leading white space of a line that holds a form feed (Python allows one in
+    indentation, as a page break), so its positions on that line are short by as many
+    characters. Raises
+    `FixtureError` when the two differ otherwise (never expected)."""
+    drops: dict[int, list[int]] = {}
+    ours, theirs = text.split("\n"), code.split("\n")
+    if len(ours) != len(theirs):
+        raise FixtureError("internal error: the parser read another text than the file's", code="internal")
+    for number, (line, parsed) in enumerate(zip(ours, theirs, strict=True), start=1):
+        if line == parsed:
+            continue
+        i = j = 0
+        columns: list[int] = []
+        while i < len(line):
+            if j < len(parsed) and line[i] == parsed[j]:
+                j += 1
+            elif line[i] in " \t\f":
+                columns.append(i)
+            else:
+                break
+            i += 1
+        if i < len(line) or j != len(parsed):
+            raise FixtureError("internal error: the parser read another text than the file's", code="internal")
+        drops[number] = columns
+    return drops
+
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_RAW_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 class PythonSource:
@@ -475,7 +509,9 @@ class PythonSource:
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
             decode_text(raw)  # raises the UTF-16/32 error every syntax gives
         try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+            # Lines as Python's tokenizer sees them: a lone CR ends one too (BytesIO.readline
+            # would read a lone-CR module as one line, and miss its coding cookie).
+            encoding, _ = tokenize.detect_encoding(iter(_RAW_LINES.findall(raw[:4096]) + [b""]).__next__)
         except SyntaxError as error:
             if "unknown encoding" in str(error.msg) or "encoding problem" in str(error.msg):
                 raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
@@ -519,6 +555,17 @@ class PythonSource:
         character the file's encoding cannot hold."""
         text = self.original
         for start, end, new in sorted(edits, reverse=True):
+            # What an edit keeps at its start and end is not rewritten: those bytes (a line
+            # ending of another kind in a file of mixed endings, say) stay as they are.
+            old = self.text[start:end]
+            limit = min(len(old), len(new))
+            head = 0
+            while head < limit and old[head] == new[head]:
+                head += 1
+            tail = 0
+            while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+                tail += 1
+            start, end, new = start + head, end - tail, new[head : len(new) - tail]
             if self.newline != "\n":
                 new = new.replace("\n", self.newline)
             text = text[: self._original_offset(start)] + new + text[self._original_offset(end) :]
@@ -597,6 +644,8 @@ class PythonDocument(Document):
             if char == "\n":
                 line_starts.append(i + 1)
         reader = _Reader(text, positions, line_starts, duplicates)
+        if module.code != text:
+            reader.drops = _dropped_white_space(text, module.code)
         fixtures: list[Fixture] = []
         names: Counter[str] = Counter()
         for statement in module.body:

@@ -453,6 +453,11 @@ class ExportContext:
         """Every case exported, in order (set for `export_document`)."""
         self.dest_name = ""
         """The file name of DEST (set for `export_document`)."""
+        self.dest: Path | None = None
+        """DEST's path (set for `export_document`)."""
+        self.verbatim: list[bool] = []
+        """Per case of `cases`: True when its record is given back as imported (set for
+        `export_document`; an imported case edited since is mapped, False)."""
 
     def loss(self, case: dict[str, Any] | None, field_name: str, kind: str, where: str | None, reason: str) -> None:
         self.losses.add(self.shown, None if case is None else str(case.get("id")), field_name, kind, where, reason)
@@ -496,9 +501,16 @@ def original_of(extensions: dict[str, Any], key: str, value: Any, *, same_syntax
 def fixture_metadata(case: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """The canonical members of a case that a target without a field for them keeps under
     its metadata (`META_KEY`): `id`, `coverage_tags`, `boundary_note`, `forbidden_signals`,
-    `source_refs`, `extensions`, each when present and not in `skip`."""
+    `source_refs`, `extensions`, then any other member (`source_ref_authority`, a local
+    field), each when present and not in `skip`."""
     keys = ("id", "coverage_tags", "boundary_note", "forbidden_signals", "source_refs", "extensions")
-    return {key: case[key] for key in keys if key in case and key not in skip and case[key] not in ("", [], {}, None)}
+    meta = {key: case[key] for key in keys if key in case and key not in skip and case[key] not in ("", [], {}, None)}
+    meta.update(
+        (key, value)
+        for key, value in case.items()
+        if key not in keys and key not in skip and key not in ("input", "expected_outcome")
+    )
+    return meta
 
 
 def in_key_order(record: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:

@@ -260,7 +260,12 @@ def read_sources(request: ImportRequest) -> list[Source]:
     seen: set[Path] = set()
     errors: list[tuple[Path | str, FixtureError]] = []
     for index, path in enumerate(request.sources):
-        real = path.resolve()
+        try:
+            # The root rule first: a symlink loop, or a link leading outside, is this SRC's error.
+            real = resolve_target(path, request.repo_root)
+        except FixtureError as error:
+            errors.append((path, error))
+            continue
         if real in seen:
             continue
         seen.add(real)
@@ -335,14 +340,16 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     dest = request.dest
     if dest.suffix.lower() != ".json":
         raise _fail(dest, "--out must name a .json file: the canonical file is JSON", "usage")
-    if dest.exists() and not dest.is_file():
-        raise _fail(dest, "--out names a directory; give a .json file path", "usage")
     try:
         # As `migrate` writes: never through a symlink (or a symlinked directory) leading
-        # outside the repo root, a dangling one included.
+        # outside the repo root, a dangling one included, nor through a symlink loop.
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None
+    if dest.is_dir():
+        raise _fail(dest, "--out names a directory; give a .json file path", "usage")
+    if dest.exists() and not dest.is_file():
+        raise _fail(dest, "--out names a pipe, socket or device; give a regular .json file path", "not_regular")
     adapters = import_adapters(request.repo_root, request.config_path)
     chosen = None if request.fmt == AUTO else find_adapter(adapters, request.fmt)
     sources = read_sources(request)
@@ -376,10 +383,11 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     if not drafts:
         raise _fail(sources[0].path, "no cases found: nothing to import", "no_cases")
 
-    read = sources + [s for s in job.read_sources if s.path.resolve() not in {x.path.resolve() for x in sources}]
-    dest_real = dest.resolve()
+    real = os.path.realpath  # never raises on a link loop (Path.resolve may): those were refused above
+    read = sources + [s for s in job.read_sources if real(s.path) not in {real(x.path) for x in sources}]
+    dest_real = real(dest)
     for source in read:
-        if source.path.resolve() == dest_real:
+        if real(source.path) == dest_real:
             raise _fail(dest, f"--out is a source of this import ({source.path}); sources are never written", "usage")
 
     dest_ref = relative_source(dest, request.repo_root)
@@ -686,7 +694,9 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     `--check` when DEST would change; 2 on any error, with nothing written)."""
     shown = request.dest.as_posix()
     try:
-        plan = plan_import(request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped"))))
+        plan = plan_import(
+            request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped")))
+        )
     except ImportFailed as failure:
         for path, error in failure.errors:
             report.error(path.as_posix() if isinstance(path, Path) else path, error)

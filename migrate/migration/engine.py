@@ -46,6 +46,7 @@ from fixture_migrate.migration.writes import (
     check_new,
     limit_for,
     move_file,
+    pin_root,
     read_fixture,
     resolve_target,
     write_atomic,
@@ -259,6 +260,7 @@ class Engine:
         else:
             self.declared = []
         self.hard_links = HardLinks(options.repo_root)
+        pin_root(options.repo_root)
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -454,4 +456,11 @@ class Engine:
                 f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
                 code="symlink_rename",
             )
-        move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)
+        move_file(
+            result.path,
+            result.old_bytes,
+            self._new_target(result.new_path),
+            result.new_bytes,
+            root=root,
+            hard_links=self.hard_links,
+        )

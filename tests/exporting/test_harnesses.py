@@ -138,6 +138,41 @@ def test_deepeval_loads_exported_goldens_jsonl_and_csv(deepeval_dataset, tmp_pat
     assert checks.expected_output == '{"format": "bullets", "items": 2}'
 
 
+def test_deepeval_csv_loader_reads_a_json_golden_exported_to_csv(deepeval_dataset, tmp_path):
+    """Lists and objects of a JSON golden go into the CSV as DeepEval's loader reads them
+    (`|`-joined context, JSON tool and metadata columns, snake_case names)."""
+    pytest.importorskip("pandas", reason="pandas is not installed: DeepEval's CSV loader needs it (the harness extra)")
+    source = tmp_path / "goldens-in.json"
+    golden = {
+        "input": "q1",
+        "expectedOutput": "o1",
+        "context": ["a", "b"],
+        "toolsCalled": [{"name": "t", "input_parameters": {"p": 1}}],
+        "additionalMetadata": {"k": [1, None]},
+    }
+    source.write_text(json.dumps([golden]), encoding="utf-8")
+    imported = plan([source], tmp_path / "imported.json", root=ROOT, source_refs=["goldens-in.json"])
+    (tmp_path / "imported.json").write_bytes(imported.new_bytes)
+    dest = tmp_path / "goldens.csv"
+    result = plan_export(
+        ExportRequest(paths=[tmp_path / "imported.json"], target="deepeval", dest=dest, repo_root=ROOT)
+    )
+    assert not result.losses
+    dest.write_bytes(result.new_bytes)
+    dataset = deepeval_dataset()
+    dataset.add_goldens_from_csv_file(
+        str(dest),
+        input_col_name="input",
+        expected_output_col_name="expected_output",
+        context_col_name="context",
+        tools_called_col_name="tools_called",
+        additional_metadata_col_name="additional_metadata",
+    )
+    (loaded,) = dataset.goldens
+    assert (loaded.input, loaded.expected_output, loaded.context) == ("q1", "o1", ["a", "b"])
+    assert loaded.tools_called[0].name == "t" and loaded.additional_metadata == {"k": [1, None]}
+
+
 # --- LangSmith ---------------------------------------------------------------------------
 
 

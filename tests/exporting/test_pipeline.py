@@ -236,6 +236,11 @@ NATIVE_LOSSES = {
         ("checks", "expected_outcome", "text"),
     },
 }
+# NATIVE's file-level members the target has no place for (README "Exporting").
+for _target, _losses in NATIVE_LOSSES.items():
+    _losses.add((None, "source_refs", "dropped"))
+    if _target != "promptfoo":
+        _losses.add((None, "description", "dropped"))
 SUFFIX = {
     "promptfoo": ".yaml",
     "inspect": ".jsonl",
@@ -295,7 +300,7 @@ def test_cli_loss_report_and_strict(native_file, tmp_path, monkeypatch, capsys):
         ["export", str(native_file), "--to", "inspect", "--out", str(dest), "--strict"], tmp_path, monkeypatch, capsys
     )
     assert run.code == 2 and not dest.exists()
-    assert "3 loss(es) with --strict; nothing written [loss]" in run.err
+    assert "5 loss(es) with --strict; nothing written [loss]" in run.err  # 3 of the cases, 2 of the file
 
 
 def test_cli_json_output(native_file, tmp_path, monkeypatch, capsys):
@@ -383,3 +388,164 @@ def test_field_renames_are_undone_in_the_source_order(tmp_path):
         paths=[tmp_path / "c.json"], target="inspect", dest=tmp_path / "o.jsonl", repo_root=tmp_path
     )
     assert plan_export(request).new_bytes == source.read_bytes()
+
+
+def _promptfoo_canonical(tmp_path: Path, name: str, default_vars: dict[str, str]) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    config = {"defaultTest": {"vars": default_vars}, "providers": ["echo"], "tests": [{"vars": {"q": name}}]}
+    (folder / "promptfooconfig.yaml").write_text(json.dumps(config), encoding="utf-8")
+    canonical = plan(
+        [folder / "promptfooconfig.yaml"], tmp_path / f"{name}.json", root=ROOT, source_refs=[f"{name}.yaml"]
+    )
+    (tmp_path / f"{name}.json").write_bytes(canonical.new_bytes)
+    return tmp_path / f"{name}.json"
+
+
+def test_paths_with_different_file_level_data_are_refused(tmp_path, monkeypatch, capsys):
+    # B's defaultTest would silently become A's: refused, nothing written.
+    a = _promptfoo_canonical(tmp_path, "a", {"lang": "en"})
+    b = _promptfoo_canonical(tmp_path, "b", {"lang": "fr"})
+    dest = tmp_path / "ab.yaml"
+    run = run_cli(["export", str(a), str(b), "--to", "promptfoo", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists()
+    assert "file-level `extensions.promptfoo`" in run.err and "[different_files]" in run.err
+
+
+def test_paths_with_the_same_file_level_data_are_merged(tmp_path):
+    a = _promptfoo_canonical(tmp_path, "a", {"lang": "en"})
+    data = json.loads(a.read_text(encoding="utf-8"))
+    data["cases"][0]["id"] = "other"
+    (tmp_path / "a2.json").write_text(json.dumps(data), encoding="utf-8")
+    exported = export([a, tmp_path / "a2.json"], "promptfoo", tmp_path / "ab.yaml")
+    assert exported.cases == 2
+
+
+@pytest.mark.parametrize(
+    ("cases", "place", "code"),
+    [
+        ('[{"id": "a", "input": 5, "coverage_tags": ["trigger"], "source_refs": ["x.md"]}]', ":3:", "missing_input"),
+        ('[\n  "oops"\n]', ":4:", "case_not_object"),
+        ('[{"id": null, "input": "x", "coverage_tags": ["boundary"], "source_refs": ["x.md"]}]', "", "missing_id"),
+    ],
+    ids=["bad-input", "not-an-object", "null-id"],
+)
+def test_an_invalid_canonical_file_is_refused_at_its_place(cases, place, code, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text(
+        '{"schema_version": "spec-first.workflow-eval-fixtures.v1",\n "skill": "demo",\n "cases": ' + cases + "}\n",
+        encoding="utf-8",
+    )
+    dest = tmp_path / "out.jsonl"
+    run = run_cli(["export", str(path), "--to", "inspect", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists()
+    assert place in run.err and f"[{code}]" in run.err
+
+
+FULL = {
+    "schema_version": "spec-first.workflow-eval-fixtures.v1",
+    "skill": "release-notes",
+    "description": "Release notes skill",
+    "source_refs": ["docs/release.md"],
+    "source_ref_authority": "historical",
+    "coverage_tags": ["release"],
+    "extensions": {"team": {"owner": "docs-team"}},
+    "cases": [
+        {
+            "id": "summary",
+            "input": "Summarize the v2 release notes.",
+            "coverage_tags": ["expected"],
+            "expected_outcome": "A summary.",
+            "source_refs": ["docs/release.md#v2"],
+            "source_ref_authority": "advisory",
+            "priority": "p1-local-field",
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("target", sorted(NATIVE_LOSSES))
+def test_every_native_field_is_written_or_reported(target, tmp_path):
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(FULL), encoding="utf-8")
+    exported = export([path], target, tmp_path / f"out{SUFFIX.get(target, '.json')}")
+    text = exported.new_bytes.decode("utf-8")
+    assert "p1-local-field" in text and "advisory" in text  # case members with no field: under the metadata
+    reported = {loss.field for loss in exported.losses.losses if loss.case is None}
+    assert {"source_refs", "source_ref_authority", "coverage_tags", "extensions.team"} <= reported
+    assert ("description" in reported) is (target != "promptfoo")
+    assert "Release notes skill" in text or "description" in reported
+
+
+def test_csv_type_losses_are_reported(tmp_path):
+    # An Inspect JSONL record with a list target and a metadata object, and one without
+    # metadata: in a CSV both are text, and the absent member an empty cell.
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        '{"input": "a", "target": ["x", "y"], "metadata": {"k": 1}}\n{"input": "b", "target": "z"}\n', encoding="utf-8"
+    )
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="inspect", source_refs=["in.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    exported = export([tmp_path / "c.json"], "inspect", tmp_path / "out.csv")
+    losses = {(loss.field, loss.kind) for loss in exported.losses.losses}
+    assert {("target", "text"), ("metadata", "text")} <= losses
+    assert len([loss for loss in exported.losses.losses if loss.field == "metadata"]) == 2  # text; absent
+
+
+def test_mixed_single_and_multi_turn_goldens_are_refused(tmp_path, monkeypatch, capsys):
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps([{"input": "q", "expected_output": "o"}]), encoding="utf-8")
+    multi = tmp_path / "multi.json"
+    multi.write_text(json.dumps([{"scenario": "book a table", "turns": []}]), encoding="utf-8")
+    paths = []
+    for source in (single, multi):
+        canonical = plan(
+            [source], tmp_path / f"{source.stem}.c.json", root=ROOT, fmt="deepeval", source_refs=[source.name]
+        )
+        (tmp_path / f"{source.stem}.c.json").write_bytes(canonical.new_bytes)
+        paths.append(str(tmp_path / f"{source.stem}.c.json"))
+    dest = tmp_path / "goldens.json"
+    run = run_cli(["export", *paths, "--to", "deepeval", "--out", str(dest)], tmp_path, monkeypatch, capsys)
+    assert run.code == 2 and not dest.exists() and "[mixed_turns]" in run.err
+
+
+def test_blank_lines_make_the_reimport_data_equal_with_new_locators(tmp_path):
+    # README: a source with blank lines comes back with the export's line locators.
+    source = tmp_path / "samples.jsonl"
+    source.write_text('{"input": "a", "ideal": "x"}\n\n\n{"input": "b", "ideal": "y"}\n', encoding="utf-8")
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    dest = tmp_path / "out" / "samples.jsonl"
+    dest.parent.mkdir()
+    dest.write_bytes(export([tmp_path / "c.json"], "openai-evals", dest).new_bytes)
+    again = plan([dest], tmp_path / "again.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    before, after = json.loads(canonical.new_bytes), json.loads(again.new_bytes)
+    assert [c["source_refs"] for c in before["cases"]] == [["samples.jsonl#L1"], ["samples.jsonl#L4"]]
+    assert [c["source_refs"] for c in after["cases"]] == [["samples.jsonl#L1"], ["samples.jsonl#L2"]]
+    for case in (*before["cases"], *after["cases"]):
+        case.pop("source_refs")
+        case["extensions"]["import"].pop("locator")
+    assert before == after
+
+
+def test_jsonl_is_written_with_non_ascii_as_is(tmp_path):
+    # README: JSON Lines as json.dumps(record, ensure_ascii=False) writes it.
+    source = tmp_path / "samples.jsonl"
+    source.write_text('{"input": "caf\u00e9", "ideal": "\u00fc"}\n', encoding="utf-8")
+    canonical = plan([source], tmp_path / "c.json", root=ROOT, fmt="openai-evals", source_refs=["samples.jsonl"])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    exported = export([tmp_path / "c.json"], "openai-evals", tmp_path / "out.jsonl")
+    assert exported.new_bytes == source.read_bytes()
+
+
+def test_an_empty_outcome_list_is_kept_by_skill_creator(tmp_path):
+    fixture = {
+        "schema_version": "spec-first.workflow-eval-fixtures.v1",
+        "skill": "demo",
+        "cases": [
+            {"id": "m", "input": "x", "coverage_tags": ["boundary"], "expected_outcome": [], "boundary_note": "n"}
+        ],
+    }
+    (tmp_path / "c.json").write_text(json.dumps(fixture), encoding="utf-8")
+    evals = json.loads(export([tmp_path / "c.json"], "skill-creator", tmp_path / "evals.json").new_bytes)
+    assert evals["evals"][0]["expectations"] == []

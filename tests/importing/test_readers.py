@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import MAX_NODES, load_document
 from fixture_migrate.importing.readers import (
     SourceError,
@@ -168,3 +169,44 @@ def test_field_renames_apply_to_records():
     source.fields = {"question": "input"}
     assert source.records()[0].data == {"input": "a"}
     assert source.renamed == {"question"}
+
+
+@pytest.mark.parametrize("where", ["value", "key-map"])
+def test_yaml_alias_amplification_of_text_is_refused_on_import(where):
+    """`import` reads YAML with its own loader: the same guard on expanded text applies."""
+    big = "x" * (64 * 1024)
+    if where == "value":
+        lines = [f"- {{q: &big {big}}}"] + ["- {q: *big}"] * 300
+    else:
+        lines = [f"- &big {{q: {big}}}"] + ["- *big"] * 300
+    with pytest.raises(FixtureError) as caught:
+        read("bomb.yaml", "\n".join(lines) + "\n")
+    assert caught.value.code == "too_large" and "characters of text" in caught.value.message
+
+
+def test_yaml_with_a_few_aliases_of_long_text_is_imported():
+    big = "x" * (64 * 1024)
+    read("ok.yaml", "\n".join([f"- {{q: &big {big}}}"] + ["- {q: *big}"] * 20) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1_000", "1_000"),  # js-yaml (promptfoo's reader) reads these as strings
+        ("0b101", "0b101"),
+        ("-0b11", "-0b11"),
+        ("!!str 123", "123"),
+        ("!!int 7", 7),
+        ("!!float 1", 1.0),
+        ("!local text", "text"),  # a local tag is never constructed
+        # js-yaml reads 0x1F as 31; import reads it as migrate does, as written: one
+        # reader, one meaning for both commands (a hex int is no fixture value anyone writes).
+        ("0x1F", "0x1F"),
+        ("12", 12),
+    ],
+)
+def test_yaml_scalars_are_read_as_js_yaml_reads_them(text, value):
+    from fixture_migrate.importing.readers import read_source
+
+    source = read_source(Path("x.yaml"), "x.yaml", f"a: {text}\n".encode())
+    assert source.data == {"a": value} and type(source.data["a"]) is type(value)

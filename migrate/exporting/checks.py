@@ -1,0 +1,250 @@
+"""The checks of an export: what it refuses, and the losses no adapter sees.
+
+- `refuse_invalid`: PATHS are validated first (`validate --no-ref-check`); errors that
+  make an export wrong stop it at their place, the others are warnings.
+- `refuse_different_files`: several PATHS go into one DEST only when the file-level
+  data the target writes is the same.
+- `refuse_canonical_dest`, `refuse_foreign_dest`: an existing DEST is replaced only
+  when it is not canonical and export may write it (see `refuse_foreign_dest`).
+- `file_losses`, `csv_losses`: file-level members the target has no place for, and
+  CSV cells that hold a value as text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fixture_migrate.contract import rules as c
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.importing.base import DROPPED, TEXT, ExportContext, ImportAdapter, extension
+from fixture_migrate.importing.pipeline import ImportFailed
+
+
+def _fail(path: Path | str, message: str, code: str) -> ImportFailed:
+    return ImportFailed([(path, FixtureError(message, code=code))])
+
+
+REFUSED = frozenset({c.MISSING_ID, c.MISSING_INPUT, c.MISSING_SKILL, c.DUPLICATE_CASE_ID})
+"""Validation errors that make an export wrong (a record without its id or input, two
+records under one id): always refused. The others are warnings (`--strict`: refused)."""
+
+
+def csv_losses(rows: list[Any], cases: list[dict[str, Any]], context: ExportContext) -> None:
+    """A CSV cell is text: a value that is not (a list, an object, a number) is written as
+    JSON text, and a member a record lacks as an empty cell; the target's loader reads
+    both back otherwise (a string, an empty string). Adapters that encode a column the
+    way their tool reads it (DeepEval, promptfoo) leave only text here."""
+    header: dict[str, None] = {}
+    for row in rows:
+        if isinstance(row, dict):
+            header.update(dict.fromkeys(row))
+    for row, case in zip(rows, cases, strict=False):
+        if not isinstance(row, dict):
+            continue
+        for column in header:
+            if column not in row:
+                if getattr(context, "empty_cell_is_absent", False):
+                    continue
+                context.loss(case, column, TEXT, column, "absent in this record: a CSV row has an empty cell there")
+            elif row[column] is not None and not isinstance(row[column], str):
+                context.loss(case, column, TEXT, column, "a CSV cell is text: written as JSON text")
+
+
+def _validation_errors(paths: Sequence[Path], repo_root: Path) -> list[dict[str, Any]]:
+    """`validate --no-ref-check` over `paths`, each error with its line and column."""
+    from fixture_migrate.contract.validate import RefChecker
+    from fixture_migrate.migration.engine import Engine, Options
+    from fixture_migrate.migration.locate import error_place
+    from fixture_migrate.migration.reader import Reader, validation_errors
+
+    reader = Reader(Engine(Options(Path(repo_root).resolve())))
+    loaded = [reader.load(path, last_duplicate_wins=True) for path in paths]
+    failed = [(item.path, item.error) for item in loaded if item.error is not None]
+    if failed:
+        raise ImportFailed(failed)
+    places: list[Any] = []
+    errors, problems = validation_errors(reader, loaded, RefChecker(repo_root, check_exists=False), places=places)
+    problems = [(path, problem) for path, problem in problems if problem.code != "duplicate_key"]
+    if problems:
+        raise ImportFailed(problems)
+    placed = []
+    for error, origin in zip(errors, places, strict=True):
+        where = error_place(origin, error)
+        placed.append({**error, "line": where[0], "column": where[1]} if where is not None else error)
+    return placed
+
+
+def refuse_invalid(paths: Sequence[Path], repo_root: Path, *, strict: bool) -> list[str]:
+    """The validation of PATHS (`validate --no-ref-check`, ids repeated across PATHS
+    included), each error at its place: `REFUSED` errors (any with `--strict`) stop the
+    export, nothing written; the others are returned as warning lines."""
+    errors = _validation_errors(paths, repo_root)
+
+    def place(error: dict[str, Any]) -> str:
+        where = ":".join(str(error[key]) for key in ("line", "column") if error.get(key) is not None)
+        return f"{error.get('source_file') or paths[0]}{':' + where if where else ''}"
+
+    refused = [error for error in errors if error["reason_code"] in REFUSED or strict]
+    if refused:
+        raise ImportFailed(
+            [
+                (
+                    error.get("source_file") or paths[0],
+                    FixtureError(
+                        f"case {error.get('id')}: {error['message']}; fix it (fixture-migrate validate) before exporting",
+                        code=error["reason_code"],
+                        line=error.get("line"),
+                        column=error.get("column"),
+                    ),
+                )
+                for error in refused
+            ]
+        )
+    return [
+        f"{place(error)}: warning: case {error.get('id')}: {error['message']} [{error['reason_code']}] "
+        "(exported; --strict refuses it)"
+        for error in errors
+    ]
+
+
+def refuse_canonical_dest(dest: Path, old_bytes: bytes) -> None:
+    if b"schema_version" in old_bytes and c.CANONICAL_SCHEMA_VERSION.encode() in old_bytes:
+        try:
+            data = json.loads(old_bytes.decode("utf-8-sig"))
+        except ValueError:
+            return
+        if isinstance(data, dict) and data.get("schema_version") == c.CANONICAL_SCHEMA_VERSION:
+            raise _fail(
+                dest, "--out holds a canonical v1 file; not overwritten (choose another --out)", "dest_canonical"
+            )
+
+
+FILE_MEMBERS_WRITTEN = {"promptfoo": ("description",), "skill-creator": ("skill",)}
+"""File-level canonical members a target writes into DEST's own file-level data."""
+
+
+def _file_level(adapter: ImportAdapter, file: dict[str, Any]) -> dict[str, Any]:
+    """What of a canonical file's own members goes into DEST's file-level data."""
+    extensions = file.get("extensions") if isinstance(file.get("extensions"), dict) else {}
+    kept = {
+        "extensions." + adapter.namespace: extensions.get(adapter.namespace),
+        "extensions.import.fields": extension(file, "import").get("fields"),
+    }
+    for member in FILE_MEMBERS_WRITTEN.get(adapter.format, ()):
+        kept[member] = file.get(member)
+    return kept
+
+
+def file_losses(adapter: ImportAdapter, file: dict[str, Any], context: ExportContext) -> None:
+    """A loss (case None) for each file-level member the target has no place for but
+    `skill`. The
+    members an import of the target's own files derives (its skill, source refs and
+    authority, the format tag, `extensions.import` and the format's namespace) are not
+    losses there: importing the export derives them again."""
+    own = extension(file, "import").get("format") == adapter.format
+    # `skill` is not a loss: an import takes it from --skill or DEST's skills/<name>/ path.
+    written = set(FILE_MEMBERS_WRITTEN.get(adapter.format, ())) | {"schema_version", "skill"}
+    derived = {"skill", "source_refs", "source_ref_authority", "description"} if own else set()
+    for member, value in file.items():
+        if member in written or member in derived or value in ("", [], {}, None):
+            continue
+        if member == "coverage_tags" and isinstance(value, list):
+            extra = [tag for tag in value if not (own and tag == getattr(adapter, "tag", None))]
+            if extra:
+                context.loss(None, "coverage_tags", DROPPED, None, f"no file-level field in {adapter.format}: {extra}")
+            continue
+        if member == "extensions" and isinstance(value, dict):
+            for key in value:
+                if key == "import" or (own and key == adapter.namespace):
+                    continue
+                if key == adapter.namespace and adapter.format in ("promptfoo", "skill-creator", "deepeval"):
+                    continue  # the format's own file members: written back as file members
+                context.loss(None, f"extensions.{key}", DROPPED, None, f"no file-level field in {adapter.format}")
+            continue
+        context.loss(None, member, DROPPED, None, f"no file-level field in {adapter.format}")
+
+
+def refuse_different_files(adapter: ImportAdapter, paths: Sequence[Path], files: list[dict[str, Any]]) -> None:
+    """DEST has one set of file-level data (a promptfoo config's `defaultTest` and
+    providers, a skill name, ...): several PATHS are exported together only when theirs
+    is the same, since one file's would otherwise apply to the other's cases."""
+    if len(files) < 2:
+        return
+    first = _file_level(adapter, files[0])
+    for path, file in zip(paths[1:], files[1:], strict=True):
+        other = _file_level(adapter, file)
+        differ = [member for member in first if first[member] != other[member]]
+        if differ:
+            raise _fail(
+                path,
+                f"its file-level {', '.join(f'`{m}`' for m in differ)} differ from {paths[0].as_posix()}'s, and "
+                f"{adapter.format} has one per file: export each canonical file to its own --out",
+                "different_files",
+            )
+
+
+def refuse_foreign_dest(
+    adapter: ImportAdapter,
+    dest: Path,
+    old_bytes: bytes,
+    syntax: str,
+    files: list[dict[str, Any]],
+    cases: list[dict[str, Any]],
+    root: Path,
+) -> None:
+    """Refuse to replace a DEST export did not write. Allowed: a file the canonical cases
+    were imported from (an export back onto its source), or a file whose every record
+    is one of the exported cases or was mapped by an export (an earlier export: its ids
+    are case ids of PATHS, or it carries the `fixture_migrate` member export writes)."""
+    from fixture_migrate.migration.paths import relative_source
+
+    ref = relative_source(dest, root)
+    sources = {extension(case, "import").get("source_file") for case in cases}
+    for file in files:
+        sources.update(r for r in file.get("source_refs") or [] if isinstance(r, str))
+    if ref in sources:
+        return
+    if written_by_export(adapter, dest, old_bytes, syntax, cases, root):
+        return
+    raise _fail(
+        dest,
+        "--out exists and was not written by an export of these cases (nor imported into them); "
+        "not overwritten: delete it or move it away to export there, or choose another --out",
+        "dest_not_export",
+    )
+
+
+def written_by_export(
+    adapter: ImportAdapter, dest: Path, old_bytes: bytes, syntax: str, cases: list[dict[str, Any]], root: Path
+) -> bool:
+    from fixture_migrate.importing.base import META_KEY, Job
+    from fixture_migrate.importing.readers import SourceError, read_source
+
+    ids = {str(case.get("id")) for case in cases}
+    ids |= {str(extension(case, "import")["id"]) for case in cases if "id" in extension(case, "import")}
+    try:
+        source = read_source(dest, dest.name, old_bytes, syntax=syntax)
+        drafts = adapter.build([source], Job(root=root))
+    except (SourceError, FixtureError, ValueError, TypeError, KeyError):
+        return False
+    except Exception:  # noqa: BLE001 - a file the adapter cannot read is not an export's
+        return False
+    if not drafts:
+        return False
+
+    def marked(value: Any) -> str | None:
+        if isinstance(value, dict):
+            meta = value.get(META_KEY)
+            if isinstance(meta, dict):
+                return str(meta.get("id", ""))
+            for item in value.values():
+                found = marked(item)
+                if found is not None:
+                    return found
+        return None
+
+    # A record export mapped carries its case under `fixture_migrate`: export's own mark.
+    return all(draft.id in ids or marked(draft.extensions) is not None for draft in drafts)
