@@ -174,6 +174,14 @@ def migrate(
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
     py_name: PyNames = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Plan every file, neither reading nor writing the cache of earlier verdicts "
+            "(.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).",
+        ),
+    ] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -209,6 +217,7 @@ def migrate(
         ),
         output_format=fmt,
         jobs=values["jobs"] or default_jobs(),
+        use_cache=not values["no_cache"],
     )
     raise typer.Exit(code)
 
@@ -463,6 +472,43 @@ def schema() -> None:
       check-jsonschema --schemafile fixture.schema.json skills/*/evals/*.json
     """
     raise typer.Exit(commands.run_schema(out=sys.stdout))
+
+
+cache_app = typer.Typer(
+    help="The cache of earlier verdicts that lets `migrate` skip unchanged files.", no_args_is_help=True
+)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clean")
+def cache_clean(repo_root: RepoRoot = None) -> None:
+    """Remove the cache (.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).
+
+    \b
+    Example:
+      fixture-migrate cache clean
+    """
+    from fixture_migrate.migration.cache import clean
+
+    removed = clean(_cache_root(repo_root))
+    typer.echo(f"removed {removed}" if removed is not None else "no cache to remove")
+
+
+@cache_app.command("dir")
+def cache_dir(repo_root: RepoRoot = None) -> None:
+    """Print the directory the cache of a run from here lives in."""
+    from fixture_migrate.migration.cache import cache_dir as directory
+
+    typer.echo(str(directory(_cache_root(repo_root))))
+
+
+def _cache_root(repo_root: Path | None) -> Path:
+    """The repo root `migrate` would use from here: `--repo-root`, the configuration's, or git's."""
+    try:
+        return resolve("cache", {"repo_root": repo_root}, ()).options.repo_root
+    except ConfigError as exc:
+        typer.echo(f"fixture-migrate: error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 class _Interrupted(SystemExit):

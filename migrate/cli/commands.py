@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,7 +23,8 @@ from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
-from fixture_migrate.migration.parallel import ordered_map
+from fixture_migrate.migration.cache import Cache
+from fixture_migrate.migration.parallel import Done, ordered_map
 from fixture_migrate.migration.paths import diff_name
 from fixture_migrate.migration.reader import CaseOrigin, LoadedFile, Reader, validation_errors
 from fixture_migrate.slots import Record
@@ -52,9 +53,9 @@ def _display(path: Path) -> str:
 _WORKER: tuple[Engine, MigrateMode] | None = None
 
 
-def _start_worker(options: Options, mode: MigrateMode) -> None:
+def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None) -> None:
     global _WORKER
-    _WORKER = (Engine(options), mode)
+    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff)), mode)
 
 
 def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
@@ -78,6 +79,18 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     return result, diff
 
 
+def _staged(engine: Engine, files: Iterable[tuple[Path, FixtureError | None]]) -> Iterator[Any]:
+    """`files`, each as `Done` with its result when the cache has its verdict (decided here,
+    in the main process: a file a cached verdict covers never travels to a worker)."""
+    for item in files:
+        if item[1] is None and engine.cache is not None:
+            found = engine.cached(item[0])
+            if found is not None:
+                yield Done((found, ""))
+                continue
+        yield item
+
+
 def run_migrate(
     paths: Sequence[Path],
     options: Options,
@@ -87,25 +100,33 @@ def run_migrate(
     report: Report,
     output_format: str = "text",
     jobs: int = 1,
+    use_cache: bool = False,
 ) -> int:
     """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors).
 
     `output_format` is "text" (diffs and messages), "json" (one document of per-file
     records and the summary, at the end) or "github" (an annotation per file to migrate).
     Files are planned on up to `jobs` processes; output and writes happen in file
-    order, so any `jobs` gives the same output.
+    order, so any `jobs` gives the same output. With `use_cache`, files a cached verdict
+    says need nothing are not planned again (`fixture_migrate.migration.cache`).
     """
-    engine = Engine(options)
+    cache = Cache.open(options) if use_cache else None
+    engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
     cases = 0
     moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
-    plans = ordered_map(_plan_one, files, jobs=jobs, initializer=_start_worker, initargs=(options, mode))
+    plans = ordered_map(
+        _plan_one, _staged(engine, files), jobs=jobs, initializer=_start_worker, initargs=(options, mode, cache)
+    )
     scanned = 0
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
+        if cache is not None and result.cache_entry is not None:
+            relative, digest = result.cache_entry
+            cache.put(relative, digest, result)
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
@@ -116,9 +137,11 @@ def run_migrate(
             continue
         report.count(result.status)
         if result.status == "not_fixture":
-            report.note(f"{_display(path)}: not a fixture, skipped")
+            if report.verbose:
+                report.note(f"{_display(path)}: not a fixture, skipped")
         elif result.status == "unchanged":
-            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+            if report.verbose:
+                report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(
                 engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
@@ -138,6 +161,8 @@ def run_migrate(
     if output_format == "json":
         out.write(dump_json({"files": records, "summary": summary}) + "\n")
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
+    if cache is not None:
+        cache.save()
     return report.exit_code
 
 

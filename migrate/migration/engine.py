@@ -37,6 +37,7 @@ from fixture_migrate.formats import (
     load_document,
 )
 from fixture_migrate.formats.target import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
+from fixture_migrate.migration.cache import Cache, digest
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
@@ -75,7 +76,9 @@ class FileResult(Record):
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
     counts the cases of a changed file, `moved` the source values placed elsewhere,
-    `to_extensions` per adapter the fields a change moves under `extensions`.
+    `to_extensions` per adapter the fields a change moves under `extensions`;
+    `cache_entry` the file's path relative to the repo root and the digest of its bytes,
+    when the run keeps a cache (`fixture_migrate.migration.cache`).
     """
 
     __slots__ = (
@@ -90,6 +93,7 @@ class FileResult(Record):
         "moved",
         "first_changed_line",
         "to_extensions",
+        "cache_entry",
     )
 
     def __init__(
@@ -105,6 +109,7 @@ class FileResult(Record):
         moved: int = 0,
         first_changed_line: int = 1,
         to_extensions: dict[str, int] | None = None,
+        cache_entry: tuple[str, bytes] | None = None,
     ) -> None:
         self.path = path
         self.status = status
@@ -117,6 +122,7 @@ class FileResult(Record):
         self.moved = moved
         self.first_changed_line = first_changed_line
         self.to_extensions = {} if to_extensions is None else to_extensions
+        self.cache_entry = cache_entry
 
 
 def read_document(path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None) -> Document:
@@ -210,10 +216,19 @@ class Engine:
     `options` holds the run's settings; `registry` the adapters (the built-ins by default).
     """
 
-    def __init__(self, options: Options, registry: Registry | None = None) -> None:
+    def __init__(
+        self,
+        options: Options,
+        registry: Registry | None = None,
+        cache: Cache | None = None,
+        *,
+        reuse_changes: bool = False,
+    ) -> None:
         self.options = options
         self.registry = registry or migration_registry()
         self.hard_links = HardLinks(options.repo_root)
+        self.cache = cache
+        self.reuse_changes = reuse_changes
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -224,13 +239,57 @@ class Engine:
 
         Errors of the file are returned in the result (status "error"), not raised. A
         symlink leading outside the repo root is refused, as `fixture_migrate.migration.writes` refuses it.
+
+        With a cache, a file whose bytes (and path) a verdict is cached for takes that
+        verdict, without its bytes; a "changed" verdict only with `reuse_changes` (a run
+        that neither writes nor shows diffs). Any other file is planned, and its digest
+        returned in `cache_entry` for the run to remember.
         """
         try:
             resolve_target(path, self.options.repo_root)
             raw = read_fixture(path)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
-        return self.plan_bytes(path, raw)
+        if self.cache is None:
+            return self.plan_bytes(path, raw)
+        entry = (relative_source(path, self.options.repo_root), digest(raw))
+        found = self._cached(path, entry)
+        if found is not None:
+            return found
+        result = self.plan_bytes(path, raw)
+        result.cache_entry = entry
+        return result
+
+    def cached(self, path: Path) -> FileResult | None:
+        """The cached verdict of `path` (its bytes read and hashed here), or None when the
+        file must be planned: no cache, no entry for its path, other bytes, a change this
+        run must plan, or a file that cannot be read (`plan` reports why)."""
+        if self.cache is None:
+            return None
+        relative = relative_source(path, self.options.repo_root)
+        if relative not in self.cache.entries:
+            return None
+        try:
+            resolve_target(path, self.options.repo_root)
+            raw = read_fixture(path)
+        except FixtureError:
+            return None
+        return self._cached(path, (relative, digest(raw)))
+
+    def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
+        assert self.cache is not None
+        hit = self.cache.get(*entry)
+        if hit is None or (hit[1] == "changed" and not self.reuse_changes):
+            return None
+        _, status, adapters, cases, line, to_extensions = hit
+        return FileResult(
+            path,
+            status,
+            adapters=adapters,
+            cases=cases,
+            first_changed_line=line,
+            to_extensions=to_extensions,
+        )  # no `cache_entry`: nothing new to remember
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
         """`plan` for bytes already read; `path` names the file (its suffix picks the syntax).

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats import syntax_of
+from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
@@ -43,6 +43,10 @@ def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | Non
 def _walk(root: Path) -> Iterator[Path]:
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        base = Path(directory)
         for name in sorted(filenames):
-            if syntax_of(Path(name)) is not None and not name.endswith(TEMP_SUFFIX):
-                yield Path(directory) / name
+            # The suffix as `Path.suffix` gives it, without a Path per name.
+            dot = name.rfind(".")
+            suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+            if suffix in SYNTAX_BY_SUFFIX and not name.endswith(TEMP_SUFFIX):
+                yield base / name

@@ -62,6 +62,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.paths import absolute as absolute_path
 
 TEMP_SUFFIX = ".fixture-migrate.tmp"
 """Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""
@@ -150,9 +151,10 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     (`symlink_outside_repo`). A path that involves no symlink is returned as is,
     wherever it is: naming it was the caller's choice. `root` None follows any symlink.
     """
-    absolute = os.path.abspath(path)
+    text = os.fspath(path)
+    absolute = absolute_path(text)
     # `..` after a symlinked directory means its real parent: only realpath knows.
-    real = os.path.realpath(path) if ".." in Path(path).parts else _realpath(absolute)
+    real = os.path.realpath(text) if ".." in text.split(os.sep) else _realpath(absolute)
     if real == absolute or root is None:
         return Path(real)
     if is_inside(real, _real_directory(os.path.abspath(root))):
