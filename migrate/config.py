@@ -70,6 +70,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "no-ref-check": "bool",
         "as-migrated": "bool",
         "readiness": "bool",
+        "jobs": "jobs",
         "quiet": "bool",
         "verbose": "bool",
     },

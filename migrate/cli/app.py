@@ -281,6 +281,7 @@ def validate(
     ] = False,
     output_format: OutputFormat = ReviewFormat.text,
     as_migrated: AsMigrated = False,
+    jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
     py_name: PyNames = None,
@@ -312,6 +313,7 @@ def validate(
             fmt, out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
         readiness=values["readiness"],
+        jobs=values["jobs"] or default_jobs(),
     )
     raise typer.Exit(code)
 

@@ -22,11 +22,11 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
-from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
 from fixture_migrate.migration.cache import Cache
+from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
 from fixture_migrate.migration.parallel import Done, ordered_map
 from fixture_migrate.migration.paths import diff_name
-from fixture_migrate.migration.reader import CaseOrigin, LoadedFile, Reader, validation_errors
+from fixture_migrate.migration.reader import CaseOrigin, CheckedFile, LoadedFile, Reader, check_file, duplicate_error
 from fixture_migrate.slots import Record
 
 
@@ -351,6 +351,31 @@ def run_normalize(
     return report.exit_code
 
 
+_VALIDATOR: tuple[Reader, RefChecker, bool, bool, bool] | None = None
+
+
+def _start_validator(options: Options, check_refs: bool, as_migrated: bool, place: bool, keep_cases: bool) -> None:
+    global _VALIDATOR
+    refs = RefChecker(options.repo_root, check_exists=check_refs)
+    _VALIDATOR = (Reader(Engine(options)), refs, as_migrated, place, keep_cases)
+
+
+def _validate_one(item: tuple[Path, FixtureError | None]) -> CheckedFile:
+    """Validate one file (in a worker process when the run has several); see `check_file`."""
+    path, error = item
+    checked = CheckedFile(path)
+    if error is not None:
+        checked.problems.append(error)
+        return checked
+    assert _VALIDATOR is not None
+    reader, refs, as_migrated, place, keep_cases = _VALIDATOR
+    try:
+        return check_file(reader, path, refs, as_migrated=as_migrated, place=place, keep_cases=keep_cases)
+    except Exception as exc:  # noqa: BLE001 - one file never stops the run
+        checked.problems.append(unexpected(exc))
+        return checked
+
+
 def run_validate(
     paths: Sequence[Path],
     options: Options,
@@ -361,6 +386,7 @@ def run_validate(
     out: TextIO,
     report: Report,
     readiness: bool = False,
+    jobs: int = 1,
 ) -> int:
     """Validate every fixture under `paths`; exit 1 on validation errors (or, with
     `readiness`, a skill missing a required bucket), 2 on bad input.
@@ -368,75 +394,111 @@ def run_validate(
     `output_format`: "text" lines, "json" (the array of error objects; with `readiness`
     an object `{errors, readiness}`) or "github" (one annotation per error, on the line
     of the case or member concerned).
+
+    Files are checked on up to `jobs` processes and their errors printed in file order
+    as they come, each placed while its file's text is at hand: what the run keeps is
+    one `skill:id` key and first file per case id, for duplicates across files (and,
+    with `readiness`, the case ids per skill and bucket).
     """
-    reader = Reader(Engine(options))
-    loaded = _load_all(reader, paths, report, last_duplicate_wins=True)
-    refs = RefChecker(options.repo_root, check_exists=check_refs)
-    places: list[CaseOrigin] | None = [] if output_format != "json" else None
-    errors, problems = validation_errors(reader, loaded, refs, as_migrated=as_migrated, places=places)
-    for path, error in problems:
-        report.error(_display(path), error)
-    skills = _readiness(reader, loaded, refs, as_migrated=as_migrated) if readiness else None
+    from fixture_migrate.migration.locate import error_place
+    from fixture_migrate.migration.paths import relative_source
+
+    files = report.sources(iter_selected(paths, options))
+    total = len(files) if isinstance(files, list) else None
+    place = output_format != "json"
+    stream_json = output_format == "json" and not readiness
+    results = ordered_map(
+        _validate_one,
+        files,
+        jobs=jobs,
+        initializer=_start_validator,
+        initargs=(options, check_refs, as_migrated, place, readiness),
+    )
+    reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
+    first_file: dict[str, Any] = {}
+    kept: list[ValidationError] = []  # JSON with readiness: one document at the end
+    skills: dict[Any, Any] | None = {} if readiness else None
+    refs = RefChecker(options.repo_root, check_exists=check_refs) if readiness else None
+    errors = problems = checked_files = written = 0
+    for checked in report.track(results, "validate", total):
+        for problem in checked.problems:
+            report.error(_display(checked.path), problem)
+        problems += len(checked.problems)
+        if checked.adapters is not None:
+            names = checked.adapters
+            report.note(f"{_display(checked.path)}: {', '.join(names) if names else 'not a fixture'}")
+        checked_files += checked.fixture
+        found: list[tuple[ValidationError, Any]] = list(checked.head)
+        for placed, key, skill, case_id, source_file, dup_place, origin in checked.cases:
+            found.extend(placed)
+            if key not in first_file:
+                first_file[key] = source_file
+                continue
+            duplicate = duplicate_error(skill, case_id, source_file, first_file[key])
+            if dup_place is None and place and origin[1] is not None:
+                if reader is None:
+                    reader = Reader(Engine(options))
+                loaded = reader.load(checked.path, last_duplicate_wins=True)
+                dup_place = error_place(CaseOrigin(loaded, *origin), duplicate)
+            found.append((duplicate, dup_place))
+        found.extend(checked.tail)
+        errors += len(found)
+        if skills is not None and checked.normalized:
+            from fixture_migrate.contract.readiness import add_readiness
+
+            assert refs is not None
+            add_readiness(skills, checked.normalized, refs)
+        if not found:
+            continue
+        if output_format == "json":
+            if stream_json:
+                text = dump_json([entry for entry, _ in found])[2:-2]
+                out.write(("[\n" if not written else ",\n") + text)
+                written += 1
+            else:
+                kept.extend(entry for entry, _ in found)
+        elif output_format == "github":
+            name = relative_source(checked.path, options.repo_root)
+            for entry, where in found:
+                if entry["reason_code"] == c.DUPLICATE_KEY:
+                    continue  # annotated already, as the file error it also is
+                line, col = where if where is not None else (None, None)
+                message = f"{entry.get('id') or '-'}: {entry['message']}"
+                out.write(output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"]))
+        else:
+            lines = []
+            for entry, where in found:
+                shown = entry.get("source_file") or "-"
+                if where is not None:
+                    shown += f":{where[0]}:{where[1]}"
+                elif entry.get("line"):
+                    shown += f":{entry['line']}"
+                lines.append(
+                    escape_text(f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
+                )
+            out.write("".join(lines))
+    ready = list(skills.values()) if skills is not None else None
     if output_format == "json":
-        value: Any = errors if skills is None else {"errors": errors, "readiness": [s.as_dict() for s in skills]}
-        out.write(dump_json(value) + "\n")
+        if stream_json:
+            out.write("\n]\n" if written else "[]\n")
+        else:
+            assert ready is not None
+            out.write(dump_json({"errors": kept, "readiness": [s.as_dict() for s in ready]}) + "\n")
     elif output_format == "github":
-        assert places is not None
-        _annotate_validation(errors, places, skills, out=out, root=options.repo_root)
-    else:
-        from fixture_migrate.migration.locate import error_place
+        _annotate_readiness(ready, out=out)
+    elif ready is not None:
+        from fixture_migrate.contract.readiness import readiness_text
 
-        assert places is not None
-        for entry, origin in zip(errors, places, strict=True):
-            place = entry.get("source_file") or "-"
-            where = error_place(origin, entry)
-            if where is not None:
-                place += f":{where[0]}:{where[1]}"
-            elif entry.get("line"):
-                place += f":{entry['line']}"
-            out.write(
-                escape_text(f"{place}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
-            )
-        if skills is not None:
-            from fixture_migrate.contract.readiness import readiness_text
-
-            out.write("".join(escape_text(line) + "\n" for line in readiness_text(skills).splitlines()))
-    report.found = bool(errors) or (skills is not None and not all(skill.ready for skill in skills))
-    checked = sum(1 for item in loaded if item.error is None and any(item.adapters))
-    parts = [("files checked", checked), ("validation errors", len(errors)), ("file errors", len(problems))]
-    if skills is not None:
-        parts.append(("skills not ready", sum(1 for skill in skills if not skill.ready)))
+        out.write("".join(escape_text(line) + "\n" for line in readiness_text(ready).splitlines()))
+    report.found = bool(errors) or (ready is not None and not all(skill.ready for skill in ready))
+    parts = [("files checked", checked_files), ("validation errors", errors), ("file errors", problems)]
+    if ready is not None:
+        parts.append(("skills not ready", sum(1 for skill in ready if not skill.ready)))
     report.summary(parts)
     return report.exit_code
 
 
-def _readiness(reader: Reader, loaded: list[LoadedFile], refs: RefChecker, *, as_migrated: bool) -> list[Any]:
-    from fixture_migrate.contract.readiness import readiness
-
-    cases = []
-    for item in loaded:
-        if item.error is None and any(item.adapters):
-            try:
-                cases.extend(reader.cases(item, as_migrated=as_migrated))
-            except FixtureError:
-                continue  # already reported as a file error by validation
-    return readiness(cases, refs)
-
-
-def _annotate_validation(
-    errors: list[dict[str, Any]], places: list[CaseOrigin], skills: list[Any] | None, *, out: TextIO, root: Path
-) -> None:
-    from fixture_migrate.migration.locate import error_place
-    from fixture_migrate.migration.paths import relative_source
-
-    for entry, origin in zip(errors, places, strict=True):
-        if entry["reason_code"] == c.DUPLICATE_KEY:
-            continue  # annotated already, as the file error it also is
-        where = error_place(origin, entry)
-        line, col = where if where is not None else (None, None)
-        message = f"{entry.get('id') or '-'}: {entry['message']}"
-        name = relative_source(origin.file.path, root)
-        out.write(output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"]))
+def _annotate_readiness(skills: list[Any] | None, *, out: TextIO) -> None:
     for skill in skills or ():
         if skill.ready:
             continue

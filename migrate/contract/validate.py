@@ -202,17 +202,17 @@ class CaseIdRegistry:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[str, NormalizedCase] = {}
+        # Only the key and the first case's source file: a run over many files keeps no case.
+        self._seen: dict[str, Any] = {}
 
     def check(self, entry: NormalizedCase) -> ValidationError | None:
         """The `duplicate_case_id` error for `entry`, or None the first time its key is seen."""
         key = f"{c.js_string(entry.get('skill'))}:{c.js_string(entry.get('id'))}"
-        previous = self._seen.get(key)
-        if previous is None:
-            self._seen[key] = entry
+        if key not in self._seen:
+            self._seen[key] = entry.get("source_file")
             return None
         message = f"duplicate case id for {c.js_string(entry.get('skill'))}: {c.js_string(entry.get('id'))}"
-        return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous.get("source_file"))
+        return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=self._seen[key])
 
 
 def validate_cases(

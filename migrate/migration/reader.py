@@ -4,11 +4,19 @@ of each, and their validation errors placed at the case they are about."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
-from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
+from fixture_migrate.contract.validate import (
+    CaseIdRegistry,
+    RefChecker,
+    ValidationError,
+    make_error,
+    validate_case,
+    validate_cases,
+)
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import Document, load_document
 from fixture_migrate.migration.engine import (
@@ -229,3 +237,103 @@ def validation_errors(
             if places is not None:
                 places.append(CaseOrigin(loaded))
     return errors, problems
+
+
+class CheckedFile(Record):
+    """One file's part of a `validate` run, worked out on its own (in a worker process when
+    the run has several), so the run streams: nothing of the file is kept once it is printed.
+
+    `problems` are the file's own errors (unreadable, bad syntax, a repeated key, a mapping
+    failure), `fixture` whether any payload is claimed. `cases` has, per normalized case in
+    order, `(errors, key, skill, id, source_file, dup_place, origin)`: the case's own
+    validation errors, each with its `(line, column)` (None where unknown or not asked for),
+    then what finding a duplicate id across files needs: the reference's `skill:id` key, the
+    values the error names, the place of the id when it is known already, and `(unit, case
+    path)` to find it later. `tail` holds the errors that follow the cases (non-object
+    cases), `head` those before (a repeated key), each with its place; `normalized` the
+    cases themselves when the run also reports readiness.
+    """
+
+    __slots__ = ("path", "name", "adapters", "problems", "fixture", "head", "cases", "tail", "normalized")
+
+    def __init__(self, path: Path, name: str = "") -> None:
+        self.path = path
+        self.name = name
+        self.adapters: list[str] | None = None
+        self.problems: list[FixtureError] = []
+        self.fixture = False
+        self.head: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.cases: list[tuple[Any, ...]] = []
+        self.tail: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.normalized: list[NormalizedCase] | None = None
+
+
+def check_file(
+    reader: Reader,
+    path: Path,
+    refs: RefChecker,
+    *,
+    as_migrated: bool = False,
+    place: bool = True,
+    keep_cases: bool = False,
+) -> CheckedFile:
+    """`validation_errors` for one file, without the duplicates across files (the caller
+    keeps the `skill:id` keys it has met; see `CheckedFile`). With `place`, every error is
+    given its line and column now, while the file's text is at hand."""
+    from fixture_migrate.migration.locate import error_place
+
+    source_file = reader.engine.options.context(path).source_file
+    checked = CheckedFile(path, source_file)
+    loaded = reader.load(path, last_duplicate_wins=True)
+    if loaded.error is not None:
+        checked.problems.append(loaded.error)
+        return checked
+    checked.adapters = [adapter.name for adapter in loaded.adapters if adapter is not None]
+    checked.fixture = any(loaded.adapters)
+    if loaded.duplicate is not None:
+        checked.problems.append(loaded.duplicate)
+        where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
+        entry = make_error(c.DUPLICATE_KEY, {"source_file": source_file}, loaded.duplicate.message, **where)
+        checked.head.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
+    origins: list[CaseOrigin] = []
+    try:
+        cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
+    except FixtureError as error:
+        checked.problems.append(error)
+        return checked
+    if keep_cases:
+        checked.normalized = cases
+    found: list[tuple[Any, ...]] = []
+    located = False
+    for entry, origin in zip(cases, origins, strict=True):
+        errors = validate_case(entry, refs)
+        if errors and place:
+            placed = [(error, error_place(origin, error)) for error in errors]
+            located = True
+        else:
+            placed = [(error, None) for error in errors]
+        skill, case_id = entry.get("skill"), entry.get("id")
+        key = f"{c.js_string(skill)}:{c.js_string(case_id)}"
+        found.append((placed, key, skill, case_id, entry.get("source_file"), None, (origin.unit, origin.case)))
+    if located:
+        # The span tree is built already: the place a duplicate id would have costs little now.
+        probe = {"reason_code": c.DUPLICATE_CASE_ID}
+        found = [
+            (*item[:5], error_place(origin, probe), item[6]) for item, origin in zip(found, origins, strict=True)
+        ]
+    checked.cases = found
+    for number, where in reader.non_object_cases(loaded):
+        extra = {"line": where[0], "column": where[1]} if where else {}
+        entry = make_error(
+            c.CASE_NOT_OBJECT, {"source_file": source_file, "id": None, "skill": None}, f"case {number} is not an object", **extra
+        )
+        checked.tail.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
+    return checked
+
+
+def duplicate_error(skill: Any, case_id: Any, source_file: Any, previous: Any) -> ValidationError:
+    """The `duplicate_case_id` error of a case whose `skill:id` key a case of `previous`
+    (its source file) had first, as `CaseIdRegistry.check` makes it."""
+    entry = {"skill": skill, "id": case_id, "source_file": source_file}
+    message = f"duplicate case id for {c.js_string(skill)}: {c.js_string(case_id)}"
+    return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous)
