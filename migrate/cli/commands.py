@@ -246,17 +246,46 @@ def _load_all(
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
+    return dump_json_bytes(value, indent=indent).decode("utf-8")
+
+
+def dump_json_bytes(value: Any, *, indent: int | None = 2) -> bytes:
+    """`dump_json` as UTF-8 bytes, as orjson writes them (no text in between unless a
+    character must be escaped)."""
     option = orjson.OPT_INDENT_2 if indent else 0
     try:
         raw = orjson.dumps(value, option=option)
     except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
         raw = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")).encode()
-    text = raw.decode("utf-8")
+    return _escaped(raw)
+
+
+def _escaped(raw: bytes) -> bytes:
     # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
     # lead bytes: most texts (CJK included) are cleared by four substring searches.
     if b"\x7f" in raw or b"\xc2" in raw or b"\xe2\x80" in raw or b"\xe2\x81" in raw:
-        return escape_json(text)
-    return text
+        return escape_json(raw.decode("utf-8")).encode("utf-8")
+    return raw
+
+
+def _json_lines(cases: list[Any]) -> bytes:
+    """One compact JSON line per case, escaped as `dump_json` escapes."""
+    dumps = orjson.dumps
+    try:
+        raw = b"\n".join([dumps(case) for case in cases]) + b"\n"
+    except TypeError:  # an integer beyond 64 bits somewhere: case by case, as dump_json does
+        return b"".join(dump_json_bytes(case, indent=None) + b"\n" for case in cases)
+    return _escaped(raw)
+
+
+def _byte_writer(out: TextIO) -> Any:
+    """A function writing bytes to `out`: to its binary buffer where it has one (flushed
+    first, so text written before stays in order), else decoded."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        return lambda data: out.write(data.decode("utf-8"))
+    out.flush()
+    return buffer.write
 
 
 _READER: tuple[Reader, bool, str] | None = None
@@ -267,47 +296,47 @@ def _start_reader(options: Options, as_migrated: bool, output_format: str) -> No
     _READER = (Reader(Engine(options)), as_migrated, output_format)
 
 
-def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
     """Normalize one file; see `_normalize_file`. Anything unforeseen is this file's error."""
     try:
         return _normalize_file(item)
     except Exception as exc:  # noqa: BLE001 - one file never stops the run
-        return item[0], "error", unexpected(exc), "", 0
+        return item[0], "error", unexpected(exc), b"", 0
 
 
-def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
     """Normalize one file (in a worker process when the run has several).
 
     Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
-    `text` the file's cases already serialized (the members of a JSON array, or JSON
-    Lines), so only text travels back to the main process.
+    `text` the file's cases already serialized as UTF-8 (the members of a JSON array, or
+    JSON Lines), so only bytes travel back to the main process.
     """
     path, error = item
     if error is not None:
-        return path, "error", error, "", 0
+        return path, "error", error, b"", 0
     assert _READER is not None
     reader, as_migrated, output_format = _READER
     loaded = reader.load(path)
     if loaded.error is not None:
-        return path, "error", loaded.error, "", 0
+        return path, "error", loaded.error, b"", 0
     if not any(loaded.adapters):
-        return path, "not_fixture", None, "", 0
+        return path, "not_fixture", None, b"", 0
     bad = reader.non_object_cases(loaded)
     if bad:
         number, where = bad[0]
         line, column = where or (None, None)
         problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
-        return path, "error", problem, "", 0
+        return path, "error", problem, b"", 0
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated)
     except FixtureError as problem:
-        return path, "error", problem, "", 0
+        return path, "error", problem, b"", 0
     if not cases:
-        return path, "cases", None, "", 0
+        return path, "cases", None, b"", 0
     if output_format == "jsonl":
-        return path, "cases", None, "".join(dump_json(case, indent=None) + "\n" for case in cases), len(cases)
+        return path, "cases", None, _json_lines(cases), len(cases)
     # The members of this file's array, indented as members of the one array printed.
-    return path, "cases", None, dump_json(cases)[2:-2], len(cases)
+    return path, "cases", None, dump_json_bytes(cases)[2:-2], len(cases)
 
 
 def run_normalize(
@@ -329,6 +358,7 @@ def run_normalize(
         _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
     )
     written = 0
+    write = _byte_writer(out)
     for path, status, error, text, count in report.track(results, "normalize", total):
         if status == "error":
             assert error is not None
@@ -338,16 +368,17 @@ def run_normalize(
             report.count("not_fixture")
             report.note(f"{_display(path)}: not a fixture, skipped")
             continue
-        report.note(f"{_display(path)}: {count} case(s)")
+        if report.verbose:
+            report.note(f"{_display(path)}: {count} case(s)")
         if not text:
             continue
         if output_format == "jsonl":
-            out.write(text)
+            write(text)
         else:
-            out.write(("[\n" if not written else ",\n") + text)
+            write((b"[\n" if not written else b",\n") + text)
         written += 1
     if output_format != "jsonl":
-        out.write("\n]\n" if written else "[]\n")
+        write(b"\n]\n" if written else b"[]\n")
     return report.exit_code
 
 

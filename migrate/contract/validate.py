@@ -117,6 +117,9 @@ def _is_under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+_PREFIXES = tuple(c.GENERATED_OR_HISTORICAL_PREFIXES)
+
+
 def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[ValidationError]) -> None:
     source_refs = entry.get("source_refs")
     if not isinstance(source_refs, list):
@@ -137,7 +140,7 @@ def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[
             continue
         escapes, exists = refs.lookup(source_path)
         if entry.get("source_ref_authority") == "source":
-            for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES:
+            for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES if source_path.startswith(_PREFIXES) else ():
                 if source_path.startswith(prefix):
                     message = f"source_ref requires historical/advisory authority: {source_ref}"
                     errors.append(make_error(c.SOURCE_REF_NOT_SOURCE_AUTHORITY, entry, message))
