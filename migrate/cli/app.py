@@ -20,19 +20,24 @@ from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
 
-app = typer.Typer(
-    name="fixture-migrate",
-    help=(
-        "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
-        "in place, keeping every local field under `extensions`.\n\n"
-        "Exit codes: 0 nothing to do or done; 1 changes needed (--check) or validation errors; "
-        "2 bad input, bad usage or I/O failure."
-    ),
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        name="fixture-migrate",
+        help=(
+            "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
+            "in place, keeping every local field under `extensions`.\n\n"
+            "Exit codes: 0 nothing to do or done; 1 changes needed (--check) or validation errors; "
+            "2 bad input, bad usage or I/O failure."
+        ),
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+
+app = _new_app()
 
 
 class NormalizeFormat(StrEnum):
@@ -522,6 +527,34 @@ def _interrupt(signum: int, frame: object) -> None:
     raise _Interrupted(128 + signum)
 
 
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app holding only the subcommand `argv` starts with, when it names one.
+
+    typer builds the parser of every registered command (inspecting each signature) on
+    every run; a run needs its own only. Top-level options, help and unknown names get
+    the whole app, so its help and its errors are the same as ever.
+    """
+    name = argv[0] if argv else None
+    if name is None or name.startswith("-"):
+        return app
+    commands_ = [info for info in app.registered_commands if _command_name(info) == name]
+    groups = [info for info in app.registered_groups if info.name == name]
+    if not commands_ and not groups:
+        return app
+    lean = _new_app()
+    lean.registered_callback = app.registered_callback
+    lean.registered_commands = commands_
+    lean.registered_groups = groups
+    return lean
+
+
+def _command_name(info: typer.models.CommandInfo) -> str:
+    if info.name:
+        return info.name
+    assert info.callback is not None
+    return info.callback.__name__.lower().replace("_", "-")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code.
 
@@ -537,7 +570,8 @@ def main(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             previous[signum] = signal.signal(signum, _interrupt)
     try:
-        app(args=argv, prog_name="fixture-migrate")
+        args = sys.argv[1:] if argv is None else argv
+        _app_for(args)(args=args, prog_name="fixture-migrate")
     except _Interrupted as exc:
         print("fixture-migrate: interrupted; every file is either migrated or as it was", file=sys.stderr)
         return int(exc.code)  # type: ignore[arg-type]

@@ -8,26 +8,29 @@ The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 from fixture_migrate.cli import output
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
-from fixture_migrate.migration.cache import Cache
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
 from fixture_migrate.migration.parallel import Done, ordered_map
 from fixture_migrate.migration.paths import diff_name
-from fixture_migrate.migration.reader import CaseOrigin, CheckedFile, LoadedFile, Reader, check_file, duplicate_error
 from fixture_migrate.slots import Record
+
+if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
+    from fixture_migrate.contract.validate import RefChecker, ValidationError
+    from fixture_migrate.migration.cache import Cache
+    from fixture_migrate.migration.reader import CheckedFile, LoadedFile, Reader
 
 
 class MigrateMode(Record):
@@ -110,12 +113,21 @@ def run_migrate(
     order, so any `jobs` gives the same output. With `use_cache`, files a cached verdict
     says need nothing are not planned again (`fixture_migrate.migration.cache`).
     """
-    cache = Cache.open(options) if use_cache else None
+    files = report.sources(iter_selected(paths, options))
+    if use_cache:
+        # A run over one file gains nothing from a cache: it would only add its upkeep.
+        head = list(itertools.islice(files, 2))
+        files = itertools.chain(head, files) if not isinstance(files, list) else files
+        use_cache = len(head) > 1
+    cache = None
+    if use_cache:
+        from fixture_migrate.migration.cache import Cache
+
+        cache = Cache.open(options)
     engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
     cases = 0
     moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
-    files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
     plans = ordered_map(
         _plan_one, _staged(engine, files), jobs=jobs, initializer=_start_worker, initargs=(options, mode, cache)
@@ -232,6 +244,8 @@ def _repo_path(engine: Engine, path: Path) -> str:
 def _load_all(
     reader: Reader, paths: Sequence[Path], report: Report, *, last_duplicate_wins: bool = False
 ) -> list[LoadedFile]:
+    from fixture_migrate.migration.reader import LoadedFile
+
     loaded = []
     files = list(iter_selected(paths, reader.engine.options))
     for path, error in report.track(files, "read", len(files)):
@@ -292,6 +306,8 @@ _READER: tuple[Reader, bool, str] | None = None
 
 
 def _start_reader(options: Options, as_migrated: bool, output_format: str) -> None:
+    from fixture_migrate.migration.reader import Reader
+
     global _READER
     _READER = (Reader(Engine(options)), as_migrated, output_format)
 
@@ -386,6 +402,9 @@ _VALIDATOR: tuple[Reader, RefChecker, bool, bool, bool] | None = None
 
 
 def _start_validator(options: Options, check_refs: bool, as_migrated: bool, place: bool, keep_cases: bool) -> None:
+    from fixture_migrate.contract.validate import RefChecker
+    from fixture_migrate.migration.reader import Reader
+
     global _VALIDATOR
     refs = RefChecker(options.repo_root, check_exists=check_refs)
     _VALIDATOR = (Reader(Engine(options)), refs, as_migrated, place, keep_cases)
@@ -393,6 +412,8 @@ def _start_validator(options: Options, check_refs: bool, as_migrated: bool, plac
 
 def _validate_one(item: tuple[Path, FixtureError | None]) -> CheckedFile:
     """Validate one file (in a worker process when the run has several); see `check_file`."""
+    from fixture_migrate.migration.reader import CheckedFile, check_file
+
     path, error = item
     checked = CheckedFile(path)
     if error is not None:
@@ -431,8 +452,10 @@ def run_validate(
     one `skill:id` key and first file per case id, for duplicates across files (and,
     with `readiness`, the case ids per skill and bucket).
     """
+    from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.locate import error_place
     from fixture_migrate.migration.paths import relative_source
+    from fixture_migrate.migration.reader import CaseOrigin, Reader, duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
@@ -550,6 +573,8 @@ def run_detect(
     adapter null for "not a fixture"; errors as `{path, error}`), or "github" (a notice
     on each legacy file, an error annotation for each file that cannot be read).
     """
+    from fixture_migrate.migration.reader import Reader
+
     reader = Reader(Engine(options))
     records: list[dict[str, Any]] = []
     for loaded in _load_all(reader, paths, report):

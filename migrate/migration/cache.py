@@ -47,7 +47,6 @@ from typing import Any
 
 import orjson
 import xxhash
-
 from fixture_migrate import __version__
 from fixture_migrate.migration.writes import _write_temp, is_inside
 

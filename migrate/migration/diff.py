@@ -20,9 +20,11 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from fixture_migrate.patterns import LazyRegex
+
+_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
-_UNSAFE_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape_char(match: re.Match[str]) -> str:

@@ -14,19 +14,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.compatibility import compatibility_violations
-from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
-from fixture_migrate.contract.validate import (
-    CaseIdRegistry,
-    RefChecker,
-    validate_case,
-)
 from fixture_migrate.errors import FixtureError, MappingError
 from fixture_migrate.formats import (
     DEFAULT_PY_NAMES,
@@ -37,7 +30,6 @@ from fixture_migrate.formats import (
     load_document,
 )
 from fixture_migrate.formats.target import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
-from fixture_migrate.migration.cache import Cache, digest
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
@@ -49,6 +41,9 @@ from fixture_migrate.migration.writes import (
     write_new,
 )
 from fixture_migrate.slots import Record
+
+if TYPE_CHECKING:
+    from fixture_migrate.migration.cache import Cache
 
 """Directory names a walk never enters, besides hidden ones (`.git`, `.venv`, ...)."""
 
@@ -200,6 +195,8 @@ def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
     empty (a `name` whose slug is empty becomes `case-<n>`), and the errors the case
     still has must compare equal before and after.
     """
+    from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
+
     checker = RefChecker(Path("."), check_exists=False)
     ids = CaseIdRegistry()
     keys: set[tuple[int, str]] = set()
@@ -252,6 +249,8 @@ class Engine:
             return FileResult(path, "error", error=error)
         if self.cache is None:
             return self.plan_bytes(path, raw)
+        from fixture_migrate.migration.cache import digest
+
         entry = (relative_source(path, self.options.repo_root), digest(raw))
         found = self._cached(path, entry)
         if found is not None:
@@ -274,6 +273,8 @@ class Engine:
             raw = read_fixture(path)
         except FixtureError:
             return None
+        from fixture_migrate.migration.cache import digest
+
         return self._cached(path, (relative, digest(raw)))
 
     def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
@@ -362,6 +363,10 @@ class Engine:
     ) -> list[Any]:
         """The unit data of the rendered migration, after refusing one that loses a leaf,
         breaks compatibility, adds a validation error, or would change on a second run."""
+        # The checks are imported by the runs that plan a change, not by every run.
+        from fixture_migrate.contract.compatibility import compatibility_violations
+        from fixture_migrate.contract.conservation import missing_leaves
+
         try:
             new_units = document.reparse(new_bytes)
         except FixtureError as error:
