@@ -185,7 +185,13 @@ def main(argv: list[str] | None = None) -> int:
             ours, node = fastest(runs["normalize"]), fastest(runs["node"])
             same = sorted(ours.out.splitlines()) == sorted(node.out.splitlines())
             results.append(
-                Result("(e) normalize --output-format jsonl vs the Node reference", ours.wall, node.wall, 1.0, base_name="node")
+                Result(
+                    "(e) normalize --output-format jsonl vs the Node reference",
+                    ours.wall,
+                    node.wall,
+                    1.0,
+                    base_name="node",
+                )
             )
             notes.append(f"(e) same cases as the reference: {'yes' if same else 'NO'}")
         else:
@@ -211,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(max(args.repeat * 4, 5)):
             starts[0].append(measure([sys.executable, "-c", "import typer, orjson"]))
             starts[1].append(measure(one))
-        results.append(Result("(g) start-up, migrate --check on one file", fastest(starts[1]).wall, fastest(starts[0]).wall, 1.1))
+        results.append(
+            Result("(g) start-up, migrate --check on one file", fastest(starts[1]).wall, fastest(starts[0]).wall, 1.1)
+        )
 
     print(
         f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "

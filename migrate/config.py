@@ -64,7 +64,14 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
 }
 
 COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
-    "migrate": {"check": "bool", "diff": "bool", "jobs": "jobs", "no-cache": "bool", "quiet": "bool", "verbose": "bool"},
+    "migrate": {
+        "check": "bool",
+        "diff": "bool",
+        "jobs": "jobs",
+        "no-cache": "bool",
+        "quiet": "bool",
+        "verbose": "bool",
+    },
     "normalize": {"as-migrated": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
     "validate": {
         "no-ref-check": "bool",

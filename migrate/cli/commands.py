@@ -518,7 +518,9 @@ def run_validate(
                     continue  # annotated already, as the file error it also is
                 line, col = where if where is not None else (None, None)
                 message = f"{entry.get('id') or '-'}: {entry['message']}"
-                out.write(output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"]))
+                out.write(
+                    output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"])
+                )
         else:
             lines = []
             for entry, where in found:

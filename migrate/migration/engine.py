@@ -434,5 +434,3 @@ class Engine:
             raise FixtureError(
                 f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
             ) from None
-
-

@@ -318,14 +318,15 @@ def check_file(
     if located:
         # The span tree is built already: the place a duplicate id would have costs little now.
         probe = {"reason_code": c.DUPLICATE_CASE_ID}
-        found = [
-            (*item[:5], error_place(origin, probe), item[6]) for item, origin in zip(found, origins, strict=True)
-        ]
+        found = [(*item[:5], error_place(origin, probe), item[6]) for item, origin in zip(found, origins, strict=True)]
     checked.cases = found
     for number, where in reader.non_object_cases(loaded):
         extra = {"line": where[0], "column": where[1]} if where else {}
         entry = make_error(
-            c.CASE_NOT_OBJECT, {"source_file": source_file, "id": None, "skill": None}, f"case {number} is not an object", **extra
+            c.CASE_NOT_OBJECT,
+            {"source_file": source_file, "id": None, "skill": None},
+            f"case {number} is not an object",
+            **extra,
         )
         checked.tail.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
     return checked
