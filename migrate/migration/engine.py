@@ -29,7 +29,7 @@ from fixture_migrate.formats import (
     integer_too_long,
     load_document,
 )
-from fixture_migrate.formats.target import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
+from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
@@ -70,7 +70,7 @@ class FileResult(Record):
     "unchanged", "not_fixture", "error". `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
-    counts the cases of a changed file, `moved` the source values placed elsewhere,
+    counts the cases of a changed file,
     `to_extensions` per adapter the fields a change moves under `extensions`;
     `cache_entry` the file's path relative to the repo root and the digest of its bytes,
     when the run keeps a cache (`fixture_migrate.migration.cache`).
@@ -85,7 +85,6 @@ class FileResult(Record):
         "old_bytes",
         "new_bytes",
         "cases",
-        "moved",
         "first_changed_line",
         "to_extensions",
         "cache_entry",
@@ -101,7 +100,6 @@ class FileResult(Record):
         old_bytes: bytes | None = None,
         new_bytes: bytes | None = None,
         cases: int = 0,
-        moved: int = 0,
         first_changed_line: int = 1,
         to_extensions: dict[str, int] | None = None,
         cache_entry: tuple[str, bytes] | None = None,
@@ -114,7 +112,6 @@ class FileResult(Record):
         self.old_bytes = old_bytes
         self.new_bytes = new_bytes
         self.cases = cases
-        self.moved = moved
         self.first_changed_line = first_changed_line
         self.to_extensions = {} if to_extensions is None else to_extensions
         self.cache_entry = cache_entry
@@ -188,23 +185,54 @@ def first_changed_line(old: bytes, new: bytes) -> int:
     return min(len(a), len(b))
 
 
-def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
-    """`(case position, reason code)` of each validation error of `cases`.
+_VALIDATED = (
+    "skill",
+    "id",
+    "input",
+    "coverage_tags",
+    "source_refs",
+    "source_ref_authority",
+    "expected_outcome",
+    "boundary_note",
+    "forbidden_signals",
+)
+"""The members of a normalized case that `validate_case` reads (with `check_exists` off, its
+reason codes are a function of these values alone)."""
 
-    Keyed by position, not by id: a migration may write an id the reference left
-    empty (a `name` whose slug is empty becomes `case-<n>`), and the errors the case
-    still has must compare equal before and after.
-    """
+
+def _same(a: Any, b: Any) -> bool:
+    """`a == b` with the types equal too, at every level (`1 == True` in Python, not in JSON)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same(value, b[key]) for key, value in a.items())
+    return a == b
+
+
+def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
+    """Whether `after` has a validation error `before` has not, at the same case position:
+    every `(position, reason code)` of `after` among those of `before` (duplicate ids within
+    each list included), without validating a case whose
+    validated members are the same on both sides (its reason codes are the same)."""
     from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
 
     checker = RefChecker(Path("."), check_exists=False)
-    ids = CaseIdRegistry()
-    keys: set[tuple[int, str]] = set()
-    for index, case in enumerate(cases):
-        keys.update((index, error["reason_code"]) for error in validate_case(case, checker))
-        if ids.check(case) is not None:
-            keys.add((index, c.DUPLICATE_CASE_ID))
-    return keys
+    ids_before, ids_after = CaseIdRegistry(), CaseIdRegistry()
+    for index, case in enumerate(after):
+        old = before[index] if index < len(before) else None
+        duplicate_before = old is not None and ids_before.check(old) is not None
+        if ids_after.check(case) is not None and not duplicate_before:
+            return True
+        if old is not None and all(_same(case.get(key), old.get(key)) for key in _VALIDATED):
+            continue
+        codes = {error["reason_code"] for error in validate_case(case, checker)}
+        if not codes:
+            continue
+        if old is None or not codes <= {error["reason_code"] for error in validate_case(old, checker)}:
+            return True
+    return False
 
 
 class Engine:
@@ -322,8 +350,7 @@ class Engine:
             except MappingError as error:
                 raise place_error(error, document, index) from None
             targets.append(target)
-            result.moved += count_moves(target)
-            moved_in = count_extension_moves(target)
+            moved_in = 0 if is_unchanged(target) else count_extension_moves(target)
             if moved_in:
                 result.to_extensions[adapter.name] = result.to_extensions.get(adapter.name, 0) + moved_in
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
@@ -395,7 +422,7 @@ class Engine:
             problems = compatibility_violations(before, after)
             if problems:
                 raise FixtureError(f"internal error: {problems[0]}", code="internal")
-            if before and not _error_keys(after) <= _error_keys(before):
+            if before and adds_validation_errors(before, after):
                 raise FixtureError("internal error: the migration would add validation errors", code="internal")
         return new_units
 

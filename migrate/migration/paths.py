@@ -26,19 +26,24 @@ def _absolute_directory(cwd: str, directory: str) -> str:
 def absolute(path: Path | str) -> str:
     """`os.path.abspath(path)`, normalizing each directory once per run."""
     text = os.fspath(path)
-    directory, name = os.path.split(text)
-    if not directory or name in ("", ".", ".."):
+    directory, _, name = text.rpartition("/")
+    if not directory or name in ("", ".", "..") or os.sep != "/":
         return os.path.abspath(text)
-    cwd = "" if directory.startswith(os.sep) else os.getcwd()
-    return os.path.join(_absolute_directory(cwd, directory), name)
+    cwd = "" if text[0] == "/" else os.getcwd()
+    return _absolute_directory(cwd, directory) + "/" + name
+
+
+@functools.lru_cache(maxsize=64)
+def _root(root: str) -> str:
+    return os.path.abspath(root) + os.sep
 
 
 def relative_source(path: Path, root: Path) -> str:
     """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
     full = absolute(path)
-    base = absolute(root)
-    if full.startswith(base + os.sep):
-        return full[len(base) + 1 :].replace(os.sep, "/")
+    base = _root(os.fspath(root))
+    if full.startswith(base):
+        return full[len(base) :].replace(os.sep, "/")
     return Path(os.path.relpath(full, base)).as_posix()
 
 
