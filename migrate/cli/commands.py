@@ -139,7 +139,18 @@ def run_migrate(
         if cache is not None and result.cache_entry is not None:
             relative, digest = result.cache_entry
             cache.put(relative, digest, result)
-        record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
+        status = result.status
+        if status == "unchanged" or status == "not_fixture":  # most files: nothing to show or keep
+            report.count(status)
+            if output_format == "json":
+                records.append({"path": _display(path), "status": status, "adapters": result.adapters})
+            if report.verbose:
+                what = (
+                    "not a fixture, skipped" if status == "not_fixture" else f"unchanged ({', '.join(result.adapters)})"
+                )
+                report.note(f"{_display(path)}: {what}")
+            continue
+        record: dict[str, Any] = {"path": _display(path), "status": status, "adapters": result.adapters}
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
         if result.status == "error":
@@ -147,19 +158,12 @@ def run_migrate(
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
             continue
-        report.count(result.status)
-        if result.status == "not_fixture":
-            if report.verbose:
-                report.note(f"{_display(path)}: not a fixture, skipped")
-        elif result.status == "unchanged":
-            if report.verbose:
-                report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
-        else:
-            if _handle_change(
-                engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
-            ):
-                cases += result.cases
-                moved.update(result.to_extensions)
+        report.count(status)
+        if _handle_change(
+            engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
+        ):
+            cases += result.cases
+            moved.update(result.to_extensions)
     summary = {
         "files_scanned": scanned,
         "migrated": report.counts["changed"],

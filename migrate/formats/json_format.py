@@ -159,7 +159,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     place of the repeated key, `empty` for an empty or blank file, `too_deep` for
     nesting deeper than `MAX_DEPTH`.
     """
-    if not body.strip():
+    if not body or body.isspace():  # blank (`strip` would copy the whole body to say so)
         raise FixtureError("empty file: no JSON value", code="empty", line=1, column=1)
     exact = False
     try:
