@@ -152,6 +152,13 @@ def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[
             errors.append(make_error(c.SOURCE_REF_OUTSIDE_REPO, entry, message))
 
 
+def _text(value: Any) -> bool:
+    """`is_non_empty_string`, with the exact-str case first (this runs for every case read)."""
+    if value.__class__ is str:
+        return value != "" and (value[0] not in c.JS_WHITESPACE_SET or value.strip(c.JS_WHITESPACE) != "")
+    return c.is_non_empty_string(value)
+
+
 def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationError]:
     """The errors of one normalized case, in the reference's order (`validateNormalizedCase`).
 
@@ -159,38 +166,47 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     objects; empty when the case is valid.
     """
     errors: list[ValidationError] = []
-    if not c.is_non_empty_string(entry.get("skill")):
+    get = entry.get
+    if not _text(get("skill")):
         errors.append(make_error(c.MISSING_SKILL, entry, "case skill must be a non-empty string"))
-    if not c.is_non_empty_string(entry.get("id")):
+    if not _text(get("id")):
         errors.append(make_error(c.MISSING_ID, entry, "case id must be a non-empty string"))
-    if not c.is_non_empty_string(entry.get("input")):
+    if not _text(get("input")):
         errors.append(make_error(c.MISSING_INPUT, entry, "case input must be a non-empty string"))
-    tags = entry.get("coverage_tags")
-    if not isinstance(tags, list) or not tags:
+    tags = get("coverage_tags")
+    is_list = isinstance(tags, list)
+    if not is_list or not tags:
         errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
     else:
         for tag in tags:
-            if not c.is_non_empty_string(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
+            if not _text(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
                 errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
-    source_refs = entry.get("source_refs")
+    source_refs = get("source_refs")
     if not isinstance(source_refs, list) or not source_refs:
         errors.append(make_error(c.MISSING_SOURCE_REFS, entry, "case source_refs must be a non-empty array"))
-    authority = entry.get("source_ref_authority")
+    authority = get("source_ref_authority")
     if not isinstance(authority, str) or authority not in c.SOURCE_REF_AUTHORITIES:
         message = f"invalid source_ref_authority: {c.js_string(authority)}"
         errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
-    _validate_source_refs(entry, refs, errors)
+    if isinstance(source_refs, list) and source_refs:
+        _validate_source_refs(entry, refs, errors)
 
-    has_outcome = c.is_non_empty_expected(entry.get("expected_outcome"))
-    if has_bucket_tag(entry, "trigger") and not has_outcome:
+    # `has_bucket_tag` for each bucket, on the tags read once.
+    trigger = is_list and "trigger" in tags
+    expected = is_list and "expected" in tags
+    boundary = is_list and "boundary" in tags
+    if not (trigger or expected or boundary):
+        return errors
+    has_outcome = c.is_non_empty_expected(get("expected_outcome"))
+    if trigger and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "trigger cases require expected_outcome"))
-    if has_bucket_tag(entry, "expected") and not has_outcome:
+    if expected and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "expected cases require expected_outcome"))
-    forbidden = entry.get("forbidden_signals")
+    forbidden = get("forbidden_signals")
     if (
-        has_bucket_tag(entry, "boundary")
+        boundary
         and not has_outcome
-        and not c.is_non_empty_string(entry.get("boundary_note"))
+        and not _text(get("boundary_note"))
         and (not isinstance(forbidden, list) or not forbidden)
     ):
         message = "boundary cases require expected_outcome, boundary_note, or forbidden_signals"
