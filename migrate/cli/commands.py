@@ -487,13 +487,20 @@ def run_validate(
             report.note(f"{_display(checked.path)}: {', '.join(names) if names else 'not a fixture'}")
         checked_files += checked.fixture
         found: list[tuple[ValidationError, Any]] = list(checked.head)
-        for placed, key, skill, case_id, source_file, dup_place, origin in checked.cases:
-            found.extend(placed)
+        own = iter(checked.errors)
+        next_own = next(own, None)
+        for index, key in enumerate(checked.keys):
+            if next_own is not None and next_own[0] == index:
+                found.extend(next_own[1])
+                next_own = next(own, None)
+            skill, source_file = checked.shared or checked.owners[index]  # type: ignore[index]
             if key not in first_file:
                 first_file[key] = source_file
                 continue
-            duplicate = duplicate_error(skill, case_id, source_file, first_file[key])
-            if dup_place is None and place and origin[1] is not None:
+            duplicate = duplicate_error(skill, checked.ids[index], source_file, first_file[key])
+            dup_place = checked.dup_places[index] if checked.dup_places is not None else None
+            origin = checked.origins[index] if checked.origins is not None else None
+            if dup_place is None and origin is not None and origin[1] is not None:
                 if reader is None:
                     reader = Reader(Engine(options))
                 loaded = reader.load(checked.path, last_duplicate_wins=True)

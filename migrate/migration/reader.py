@@ -244,17 +244,35 @@ class CheckedFile(Record):
     the run has several), so the run streams: nothing of the file is kept once it is printed.
 
     `problems` are the file's own errors (unreadable, bad syntax, a repeated key, a mapping
-    failure), `fixture` whether any payload is claimed. `cases` has, per normalized case in
-    order, `(errors, key, skill, id, source_file, dup_place, origin)`: the case's own
-    validation errors, each with its `(line, column)` (None where unknown or not asked for),
-    then what finding a duplicate id across files needs: the reference's `skill:id` key, the
-    values the error names, the place of the id when it is known already, and `(unit, case
-    path)` to find it later. `tail` holds the errors that follow the cases (non-object
-    cases), `head` those before (a repeated key), each with its place; `normalized` the
-    cases themselves when the run also reports readiness.
+    failure), `fixture` whether any payload is claimed. Per normalized case, in order:
+    `keys` the reference's `skill:id` key and `ids` the id (what finding a duplicate id
+    across files needs), with the case's skill and source file in `shared` when every case
+    has the same ones (the common case), else per case in `owners`; `errors` the
+    `(case index, errors)` of the cases that have some, each error with its `(line, column)`
+    (None where unknown or not asked for); `dup_places` the place of each case's id where
+    the file's span tree was built anyway, else `origins`, the `(unit, case path)` to find
+    it with. `head` holds the errors before the cases (a repeated key), `tail` those after
+    (non-object cases), each with its place; `normalized` the cases themselves when the run
+    also reports readiness. Kept this compact because it travels between processes.
     """
 
-    __slots__ = ("path", "name", "adapters", "problems", "fixture", "head", "cases", "tail", "normalized")
+    __slots__ = (
+        "path",
+        "name",
+        "adapters",
+        "problems",
+        "fixture",
+        "head",
+        "keys",
+        "ids",
+        "shared",
+        "owners",
+        "errors",
+        "dup_places",
+        "origins",
+        "tail",
+        "normalized",
+    )
 
     def __init__(self, path: Path, name: str = "") -> None:
         self.path = path
@@ -263,7 +281,13 @@ class CheckedFile(Record):
         self.problems: list[FixtureError] = []
         self.fixture = False
         self.head: list[tuple[ValidationError, tuple[int, int] | None]] = []
-        self.cases: list[tuple[Any, ...]] = []
+        self.keys: list[str] = []
+        self.ids: list[Any] = []
+        self.shared: tuple[Any, Any] | None = None
+        self.owners: list[tuple[Any, Any]] | None = None
+        self.errors: list[tuple[int, list[tuple[ValidationError, tuple[int, int] | None]]]] = []
+        self.dup_places: list[tuple[int, int] | None] | None = None
+        self.origins: list[tuple[int | None, Any]] | None = None
         self.tail: list[tuple[ValidationError, tuple[int, int] | None]] = []
         self.normalized: list[NormalizedCase] | None = None
 
@@ -303,23 +327,33 @@ def check_file(
         return checked
     if keep_cases:
         checked.normalized = cases
-    found: list[tuple[Any, ...]] = []
+    keys, ids, errors = checked.keys, checked.ids, checked.errors
     located = False
-    for entry, origin in zip(cases, origins, strict=True):
-        errors = validate_case(entry, refs)
-        if errors and place:
-            placed = [(error, error_place(origin, error)) for error in errors]
-            located = True
-        else:
-            placed = [(error, None) for error in errors]
+    js_string = c.js_string
+    for index, (entry, origin) in enumerate(zip(cases, origins, strict=True)):
+        found = validate_case(entry, refs)
+        if found:
+            if place:
+                errors.append((index, [(error, error_place(origin, error)) for error in found]))
+                located = True
+            else:
+                errors.append((index, [(error, None) for error in found]))
         skill, case_id = entry.get("skill"), entry.get("id")
-        key = f"{c.js_string(skill)}:{c.js_string(case_id)}"
-        found.append((placed, key, skill, case_id, entry.get("source_file"), None, (origin.unit, origin.case)))
+        keys.append(f"{js_string(skill)}:{js_string(case_id)}")
+        ids.append(case_id)
+    if cases:
+        first = cases[0]
+        skill, source = first.get("skill"), first.get("source_file")
+        if all(entry.get("skill") is skill and entry.get("source_file") is source for entry in cases):
+            checked.shared = (skill, source)
+        else:
+            checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
     if located:
         # The span tree is built already: the place a duplicate id would have costs little now.
         probe = {"reason_code": c.DUPLICATE_CASE_ID}
-        found = [(*item[:5], error_place(origin, probe), item[6]) for item, origin in zip(found, origins, strict=True)]
-    checked.cases = found
+        checked.dup_places = [error_place(origin, probe) for origin in origins]
+    elif place:
+        checked.origins = [(origin.unit, origin.case) for origin in origins]
     for number, where in reader.non_object_cases(loaded):
         extra = {"line": where[0], "column": where[1]} if where else {}
         entry = make_error(
