@@ -211,6 +211,21 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
+    """Whether the members `validate_case` reads are the same in both cases (see `_same`)."""
+    for key in _VALIDATED:
+        a, b = case.get(key), old.get(key)
+        kind = a.__class__
+        if kind is not b.__class__:
+            return False
+        if kind is str or a is None:
+            if a != b:
+                return False
+        elif not _same(a, b):
+            return False
+    return True
+
+
 def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
     """Whether `after` has a validation error `before` has not, at the same case position:
     every `(position, reason code)` of `after` among those of `before` (duplicate ids within
@@ -225,7 +240,7 @@ def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedC
         duplicate_before = old is not None and ids_before.check(old) is not None
         if ids_after.check(case) is not None and not duplicate_before:
             return True
-        if old is not None and all(_same(case.get(key), old.get(key)) for key in _VALIDATED):
+        if old is not None and _same_validated(case, old):
             continue
         codes = {error["reason_code"] for error in validate_case(case, checker)}
         if not codes:
