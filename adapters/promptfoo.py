@@ -2,6 +2,10 @@
 the tests files it loads, or tests files alone (a YAML/JSON list, JSON Lines, or CSV),
 imported with `fixture-migrate import --from promptfoo`. One config per import.
 
+(Some 610 lines, over the ~500 the project aims for: a promptfoo config reaches its tests
+through several kinds of reference (`file://` paths, globs, vars files, assertion values),
+and each is resolved, read and kept inside the config's folder here.)
+
 **What is read.** The config's `tests` (inline tests, `file://` paths and globs, in
 order; glob matches sorted) and `defaultTest` (inline or `file://`); inside tests
 and `defaultTest`, the `file://` references the tests need: a `vars` file, var

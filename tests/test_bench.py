@@ -20,3 +20,14 @@ def test_quick_bench_reports_every_scenario():
     assert [name for name, _ in scenarios if name != "e"] == list("abcfg")
     assert all(float(ratio) > 0 for _, ratio in scenarios)
     assert "(d) validate peak RSS:" in done.stdout
+
+
+MEMORY = BENCH.parent / "memory.py"
+
+
+def test_quick_memory_bench_measures_every_syntax():
+    done = subprocess.run([sys.executable, str(MEMORY), "--quick"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = re.findall(r"^(json|jsonl|yaml|python) +\d+ +\d+ +(\d+\.\d) +(-?\d+) ", done.stdout, flags=re.MULTILINE)
+    assert sorted({syntax for syntax, _, _ in rows}) == ["json", "jsonl", "python", "yaml"]
+    assert all(float(peak) > 0 for _, peak, _ in rows)

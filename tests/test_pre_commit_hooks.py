@@ -1,9 +1,12 @@
 """The hooks of `.pre-commit-hooks.yaml`, run by the real pre-commit in a temporary git repository.
 
-`pre-commit try-repo` installs this checkout (with its uncommitted changes) into
-a virtualenv of its own, with pip, as a user's `pre-commit install` would. That
-needs a package index (the usual one or a configured mirror); where pip cannot
-install the project at all, the tests are skipped, saying so.
+pre-commit installs this checkout (a snapshot of it with its uncommitted changes,
+committed as one revision) into a virtualenv of its own, with pip, as a user's
+`pre-commit install` would, once for the module: every test names the hooks in a
+`.pre-commit-config.yaml` and runs them from the same pre-commit cache. (`try-repo`
+would install the project again for every run.) That needs a package index (the usual
+one or a configured mirror); where pip cannot install the project at all, the tests are
+skipped, saying so.
 """
 
 from __future__ import annotations
@@ -109,9 +112,20 @@ def _pre_commit(repo: Path, args: list[str], home: Path) -> subprocess.Completed
     return done
 
 
-def _try_repo(repo: Path, hook: str, home: Path, hooks: Path) -> subprocess.CompletedProcess[str]:
-    # try-repo installs into a fresh temporary store each time, whatever PRE_COMMIT_HOME says
-    return _pre_commit(repo, ["try-repo", str(hooks), hook, "--all-files"], home)
+def _configure(repo: Path, hook_repo: Path, *hooks: str) -> None:
+    """Name `hooks` of `hook_repo` in the repository's `.pre-commit-config.yaml`, committed."""
+    rev = _git(hook_repo, "rev-parse", "HEAD").strip()
+    listed = "".join(f"      - id: {hook}\n" for hook in hooks)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n{listed}", encoding="utf-8"
+    )
+    _git(repo, "add", ".pre-commit-config.yaml")
+    _git(repo, "commit", "-qm", "hooks")
+
+
+def _run_hook(repo: Path, hook: str, home: Path, hooks: Path) -> subprocess.CompletedProcess[str]:
+    _configure(repo, hooks, hook)
+    return _pre_commit(repo, ["run", "--all-files"], home)
 
 
 def test_manifest_declares_both_hooks():
@@ -123,8 +137,8 @@ def test_manifest_declares_both_hooks():
     assert all(hook["language"] == "python" for hook in hooks.values())
 
 
-def test_try_repo_fixer_hook_rewrites_and_fails(repo, pre_commit_home, hook_repo):
-    done = _try_repo(repo, "fixture-migrate", pre_commit_home, hook_repo)
+def test_fixer_hook_rewrites_and_fails(repo, pre_commit_home, hook_repo):
+    done = _run_hook(repo, "fixture-migrate", pre_commit_home, hook_repo)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert "files were modified by this hook" in output
@@ -138,8 +152,8 @@ def test_try_repo_fixer_hook_rewrites_and_fails(repo, pre_commit_home, hook_repo
     assert _git(repo, "status", "--porcelain").splitlines() == [" M skills/demo/evals/review-examples.json"]
 
 
-def test_try_repo_check_hook_shows_the_diff_and_writes_nothing(repo, pre_commit_home, hook_repo):
-    done = _try_repo(repo, "fixture-migrate-check", pre_commit_home, hook_repo)
+def test_check_hook_shows_the_diff_and_writes_nothing(repo, pre_commit_home, hook_repo):
+    done = _run_hook(repo, "fixture-migrate-check", pre_commit_home, hook_repo)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert "--- a/skills/demo/evals/review-examples.json" in output
@@ -151,13 +165,7 @@ def test_try_repo_check_hook_shows_the_diff_and_writes_nothing(repo, pre_commit_
 def test_configured_hooks_fail_then_pass(repo, pre_commit_home, hook_repo):
     """Both hooks from a .pre-commit-config.yaml, as the README shows it: they fail while a
     legacy fixture is there, and pass once the fixer's rewrite is staged."""
-    rev = _git(hook_repo, "rev-parse", "HEAD").strip()
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n"
-        "      - id: fixture-migrate\n      - id: fixture-migrate-check\n",
-        encoding="utf-8",
-    )
-    _git(repo, "add", ".pre-commit-config.yaml")
+    _configure(repo, hook_repo, "fixture-migrate", "fixture-migrate-check")
     first = _pre_commit(repo, ["run", "--all-files"], pre_commit_home)
     assert first.returncode == 1, first.stdout + first.stderr
     assert first.stdout.count("Failed") == 1  # the fixer; the check then sees the rewritten file

@@ -1,4 +1,4 @@
-"""Field-mapping import fixture_migrate.adapters declared in pyproject.toml: simple local formats, no code.
+"""Field-mapping import adapters declared in pyproject.toml: simple local formats, no code.
 
 A table `[tool.fixture-migrate.adapters.NAME]` in the repository's pyproject.toml
 declares an import adapter for record files (a JSON array, JSON Lines, a YAML

@@ -65,7 +65,7 @@ IMPORT_ADAPTERS = (
     "deepeval",
     "langsmith",
 )
-"""Module names of the import fixture_migrate.adapters: they claim no file; `fixture-migrate import` picks them."""
+"""Module names of the import adapters: they claim no file; `fixture-migrate import` picks them."""
 
 BUILTIN_ADAPTERS = MIGRATION_ADAPTERS + IMPORT_ADAPTERS
 """Module names under `adapters/`, in detection order; each holds one `ADAPTER`."""
@@ -193,7 +193,7 @@ def _plugins() -> tuple[Adapter, ...]:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The registry of every built-in adapter (import fixture_migrate.adapters included) and the installed plugins."""
+    """The registry of every built-in adapter (import adapters included) and the installed plugins."""
     return Registry([*(load_builtin(name) for name in BUILTIN_ADAPTERS), *_plugins()])
 
 
@@ -233,7 +233,7 @@ class _OnDemandRegistry(Registry):
 
 @lru_cache(maxsize=1)
 def migration_registry() -> Registry:
-    """The adapters that can claim a file (no import fixture_migrate.adapters), and the installed plugins:
+    """The adapters that can claim a file (no import adapters), and the installed plugins:
     what `migrate`, `normalize`, `validate` and `detect` ask, loaded on demand."""
     return _OnDemandRegistry()
 

@@ -2,6 +2,10 @@
 
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
+
+Over 500 lines because typer reads each subcommand's options, help and examples from
+its function's signature and docstring: they are the command line's text, one function
+per subcommand, and belong together.
 """
 
 import gc
@@ -16,7 +20,7 @@ import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
 from fixture_migrate.cli import commands
-from fixture_migrate.cli.output import make_report
+from fixture_migrate.cli.output import make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
@@ -208,14 +212,15 @@ def migrate(
     values = settings.values
     mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_migrate(
         settings.paths,
         settings.options,
         mode,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -225,6 +230,7 @@ def migrate(
         jobs=values["jobs"] or default_jobs(),
         use_cache=not values["no_cache"],
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -308,19 +314,21 @@ def validate(
     settings = _settings(ctx, "validate")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_validate(
         settings.paths,
         settings.options,
         check_refs=not values["no_ref_check"],
         output_format=fmt,
         as_migrated=values["as_migrated"],
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
-            fmt, out=sys.stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+            fmt, out=stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
         readiness=values["readiness"],
         jobs=values["jobs"] or default_jobs(),
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 
@@ -346,13 +354,14 @@ def detect(
     settings = _settings(ctx, "detect")
     values = settings.values
     fmt = values["output_format"]
+    stdout = output_stream(fmt)
     code = commands.run_detect(
         settings.paths,
         settings.options,
-        out=sys.stdout,
+        out=stdout,
         report=make_report(
             fmt,
-            out=sys.stdout,
+            out=stdout,
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
@@ -360,6 +369,7 @@ def detect(
         ),
         output_format=fmt,
     )
+    stdout.flush()
     raise typer.Exit(code)
 
 

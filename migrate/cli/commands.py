@@ -4,6 +4,11 @@ Each `run_*` function takes the resolved options, walks the paths, prints its
 product on `out` (diffs, normalized cases, validation errors, detections) and
 its messages through `report`, and returns the exit code the report decides.
 The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
+
+Over 500 lines because the streaming runs (`migrate`, `normalize`, `validate`) each
+keep beside them the worker function they map over files on `--jobs` processes and
+the output they assemble as the results come back in file order; they share the
+JSON writing and the report, which a split would scatter over several modules.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
+from fixture_migrate import Status
 from fixture_migrate.cli import output
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
@@ -30,7 +36,8 @@ from fixture_migrate.slots import Record
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
     from fixture_migrate.contract.validate import RefChecker, ValidationError
     from fixture_migrate.migration.cache import Cache
-    from fixture_migrate.migration.reader import CheckedFile, LoadedFile, Reader
+    from fixture_migrate.migration.reader import LoadedFile, Reader
+    from fixture_migrate.migration.validation import CheckedFile
 
 
 class MigrateMode(Record):
@@ -72,11 +79,13 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     engine, mode = _WORKER
     result = engine.plan(path)
     diff = ""
-    if result.status == "changed" and mode.diff:
+    if result.status == Status.CHANGED and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
-        diff = render_file_diff(result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name)
+        diff = render_file_diff(
+            result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
+        )
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff
@@ -153,7 +162,7 @@ def run_migrate(
         record: dict[str, Any] = {"path": _display(path), "status": status, "adapters": result.adapters}
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
-        if result.status == "error":
+        if result.status == Status.ERROR:
             assert result.error is not None
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
@@ -206,6 +215,8 @@ def _handle_change(
     if mode.diff:
         if output_format == "json":
             record["diff"] = diff
+        elif output_format == "github":
+            output.write_github_diff(out, diff, _repo_path(engine, result.path))
         else:
             output.write_diff(out, diff)
     if mode.check:
@@ -261,6 +272,11 @@ def _load_all(
     return loaded
 
 
+_UNSAFE_LEADS = (b"\x7f", b"\xc2", b"\xe2\x80", b"\xe2\x81", b"\xd8\x9c", b"\xef\xbf")
+"""UTF-8 starts of every character `escape_json` rewrites (U+061C is D8 9C; U+FFF9-FFFB
+start EF BF)."""
+
+
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
@@ -280,8 +296,8 @@ def dump_json_bytes(value: Any, *, indent: int | None = 2) -> bytes:
 
 def _escaped(raw: bytes) -> bytes:
     # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
-    # lead bytes: most texts (CJK included) are cleared by four substring searches.
-    if b"\x7f" in raw or b"\xc2" in raw or b"\xe2\x80" in raw or b"\xe2\x81" in raw:
+    # byte sequences: most texts (CJK included) are cleared by a few substring searches.
+    if any(lead in raw for lead in _UNSAFE_LEADS):
         return escape_json(raw.decode("utf-8")).encode("utf-8")
     return raw
 
@@ -416,7 +432,7 @@ def _start_validator(options: Options, check_refs: bool, as_migrated: bool, plac
 
 def _validate_one(item: tuple[Path, FixtureError | None]) -> CheckedFile:
     """Validate one file (in a worker process when the run has several); see `check_file`."""
-    from fixture_migrate.migration.reader import CheckedFile, check_file
+    from fixture_migrate.migration.validation import CheckedFile, check_file
 
     path, error = item
     checked = CheckedFile(path)
@@ -459,7 +475,8 @@ def run_validate(
     from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.locate import error_place
     from fixture_migrate.migration.paths import relative_source
-    from fixture_migrate.migration.reader import CaseOrigin, Reader, duplicate_error
+    from fixture_migrate.migration.reader import CaseOrigin, Reader
+    from fixture_migrate.migration.validation import duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
@@ -525,7 +542,7 @@ def run_validate(
         elif output_format == "github":
             name = relative_source(checked.path, options.repo_root)
             for entry, where in found:
-                if entry["reason_code"] == c.DUPLICATE_KEY:
+                if entry["reason_code"] in (c.DUPLICATE_KEY, c.CASE_NOT_OBJECT):
                     continue  # annotated already, as the file error it also is
                 line, col = where if where is not None else (None, None)
                 message = f"{entry.get('id') or '-'}: {entry['message']}"

@@ -5,7 +5,10 @@
 - `json`: one JSON document on stdout at the end of the run; messages stay on stderr.
 - `github`: GitHub Actions workflow commands (`::error file=...,line=...,col=...::...`)
   on stdout, one per finding, placed on the line of the case or member concerned;
-  `GithubReport` turns file errors into annotations too.
+  `GithubReport` turns file errors into annotations too. Nothing else the tool prints
+  can be read as a workflow command (`GithubStream`): diffs are folded in a
+  `::group::` and fenced by `::stop-commands::<random token>` (`write_github_diff`),
+  and every line but the tool's own commands is made inert (`inert_line`).
 
 The summary a run ends with is built here from the run's counts, so every format
 says the same thing.
@@ -14,6 +17,7 @@ says the same thing.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -58,6 +62,99 @@ def write_diff(out: TextIO, diff: str, *, colour: bool | None = None) -> None:
     out.flush()
 
 
+class WorkflowCommand(str):
+    """A line the tool means as a GitHub Actions workflow command: `GithubStream` writes it
+    as it is (every other line is made inert)."""
+
+
+_V1_COMMAND = re.compile(r"##\[")
+_LINE_BREAKS = re.compile(r"(\r\n|\r|\n)")
+
+
+def inert_line(line: str) -> str:
+    """`line` (without its line break) made inert for the Actions runner, which reads a
+    workflow command from a line that starts with `::` after leading white space, and a
+    legacy one from `##[` anywhere in a line (its log view also styles `##[error]`...).
+    Such a `:` or `#` is shown as the escape `\\x3a` / `\\x23`, as control characters are
+    shown elsewhere; any other line is returned as it is."""
+    if "##[" in line:
+        line = _V1_COMMAND.sub(r"#\\x23[", line)
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        cut = len(line) - len(stripped)
+        line = line[:cut] + "\\x3a" + line[cut + 1 :]
+    return line
+
+
+class GithubStream:
+    """A text stream for the `github` output format that writes `WorkflowCommand`s as they
+    are and every other line through `inert_line`. Lines are split where the runner splits
+    them (LF, CR LF, and a lone CR); a partial line waits for its end (or `flush`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self._partial = ""
+
+    def write(self, text: str) -> int:
+        if isinstance(text, WorkflowCommand):
+            self._drain()
+            self.stream.write(text)
+            return len(text)
+        pieces = _LINE_BREAKS.split(self._partial + text)
+        self._partial = pieces.pop()
+        # pieces alternate: line, break, line, break, ...
+        self.stream.write("".join(inert_line(p) if i % 2 == 0 else p for i, p in enumerate(pieces)))
+        return len(text)
+
+    def _drain(self) -> None:
+        if self._partial:
+            self.stream.write(inert_line(self._partial))
+            self._partial = ""
+
+    def flush(self) -> None:
+        self._drain()
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty and isatty())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def github_stream(stream: TextIO) -> TextIO:
+    """`stream` wrapped in a `GithubStream` (once)."""
+    return stream if isinstance(stream, GithubStream) else GithubStream(stream)  # type: ignore[return-value]
+
+
+def output_stream(output_format: str, stream: TextIO | None = None) -> TextIO:
+    """Where a command with `--output-format output_format` prints (default: stdout):
+    a `GithubStream` for `github`, the stream itself otherwise."""
+    stream = sys.stdout if stream is None else stream
+    return github_stream(stream) if output_format == "github" else stream
+
+
+def write_github_diff(out: TextIO, diff: str, name: str) -> None:
+    """Write a unified diff for the Actions log: folded in `::group::` (titled with the file
+    `name`) and fenced by `::stop-commands::<token>` ... `::<token>::`, a random token that
+    does not occur in the diff, so the runner reads no command from it whatever it holds;
+    its lines are also made inert (`inert_line`) when `out` is a `GithubStream`."""
+    if not diff:
+        return
+    import secrets
+
+    token = secrets.token_hex(16)
+    while token in diff.lower():
+        token = secrets.token_hex(16)
+    title = _escape_data(escape_text(f"fixture-migrate diff: {name}"))
+    out.write(WorkflowCommand(f"::group::{inert_line(title)}\n"))
+    out.write(WorkflowCommand(f"::stop-commands::{token}\n"))
+    out.write(diff if diff.endswith("\n") else diff + "\n")
+    out.write(WorkflowCommand(f"::{token}::\n"))
+    out.write(WorkflowCommand("::endgroup::\n"))
+
+
 def _escape_data(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
@@ -91,7 +188,10 @@ def annotation(
     if title:
         props.append(f"title={_escape_property(title)}")
     head = f"::{level}" + (" " + ",".join(props) if props else "")
-    return escape_text(f"{head}::{_escape_data(message)}") + "\n"
+    # The runner reads only the first command of a line; `##[` inside it is made inert all
+    # the same, as the log view styles it.
+    line = escape_text(f"{head}::{_escape_data(message)}")
+    return WorkflowCommand(_V1_COMMAND.sub(r"#\\x23[", line) + "\n")
 
 
 class GithubReport(Report):
@@ -133,7 +233,7 @@ def make_report(
     stdout_tty = bool(getattr(out, "isatty", None) and out.isatty())
     progress = not (live_stdout and stdout_tty)
     if output_format == "github":
-        return GithubReport(out, root, quiet=quiet, verbose=verbose, progress=progress)
+        return GithubReport(out, root, quiet=quiet, verbose=verbose, progress=progress, err=github_stream(sys.stderr))
     return Report(quiet=quiet, verbose=verbose, progress=progress, err=sys.stderr)
 
 

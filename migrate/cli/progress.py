@@ -13,12 +13,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from fixture_migrate.cli.report import Report
+from typing import Any, Protocol, TextIO, TypeVar
 
 T = TypeVar("T")
+
+
+class Report(Protocol):
+    """What a bar needs of the run's `fixture_migrate.cli.report.Report` (which imports this
+    module, so this one names only the members it uses): where to draw, whether it may, and
+    `live`, set to the bar while it is shown so messages print above it."""
+
+    err: TextIO
+    quiet: bool
+    progress: bool
+    live: Any
+
 
 THRESHOLD = 200
 """A run over more files than this shows a progress bar (where it may)."""

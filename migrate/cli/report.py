@@ -36,7 +36,7 @@ NEXT_STEPS = {
     "conservation": _REPORT_IT,
     "internal": _REPORT_IT,
     "too_deep": "the file was left as it was",
-    "too_large": "the file was not read; split it into several fixture files",
+    "too_large": "the file was not read; split it into several fixture files, or raise the limit its message names",
     "integer_too_long": "write the number as a string, or shorten it; the file was left as it was",
     "not_regular": "only regular files are read; exclude it in [tool.fixture-migrate]",
     "read_only": "make it writable (chmod u+w) if it should be migrated, then run again",

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +44,39 @@ LONE_SURROGATE = LazyRegex("[\ud800-\udfff]")
 Python strings but no UTF-8 file (or JSON output) can hold."""
 
 MAX_DEPTH = 128
+
+SIZE_LIMITS = {"yaml": 2 << 20, "python": 512 << 10}
+"""The largest YAML and Python file read, in bytes (JSON and JSON Lines files have the 16
+MiB limit of every read, `fixture_migrate.migration.writes.MAX_FILE_BYTES`); a larger
+one is refused before it is read (`too_large`). Planning holds several copies of a file's
+data (parsed values, span tree, rendered text, the re-parse of the checks; for Python,
+libcst's syntax tree), so memory grows with the file at a rate per syntax
+(`MEMORY_PER_MIB`): at these limits a run peaks at about 650 MB at worst (1.1 GB for a
+16 MiB JSON file of tiny cases). `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES`
+(`..._PYTHON_BYTES=2097152`, or `2MiB`) sets the limit of one syntax, JSON's included."""
+
+MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 300, "python": 1250}
+"""Peak memory, in MiB, per MiB of a fixture of each syntax, at worst: `bench/memory.py
+--tiny` (cases of a few bytes a value; ordinary cases take 55, 55, 200 and 800)."""
+
+SYNTAX_NAMES = {"json": "JSON", "jsonl": "JSON Lines", "yaml": "YAML", "python": "Python"}
+
+
+def max_bytes(syntax: str, default: int) -> int:
+    """The size limit of `syntax`: the one its environment variable sets (bytes, or a
+    number with `KiB`, `MiB` or `GiB`; a value that is neither is ignored), else
+    `SIZE_LIMITS`, else `default`."""
+    value = os.environ.get(size_variable(syntax), "").strip()
+    match = re.fullmatch(r"(\d+)\s*(KiB|MiB|GiB)?", value)
+    if not match:
+        return SIZE_LIMITS.get(syntax, default)
+    return int(match.group(1)) << {None: 0, "KiB": 10, "MiB": 20, "GiB": 30}[match.group(2)]
+
+
+def size_variable(syntax: str) -> str:
+    """The environment variable that sets the size limit of `syntax`."""
+    return f"FIXTURE_MIGRATE_MAX_{syntax.upper()}_BYTES"
+
 
 MAX_NODES = 1_000_000
 """The most values a YAML document may expand to through its aliases (a "billion laughs" guard)."""

@@ -1,5 +1,9 @@
 """Python modules (`.py`) holding fixture literals: found and rewritten with libcst, never imported.
 
+(Some 610 lines, over the ~500 the project aims for: finding the fixture literals in a
+libcst tree, reading them as data with the places of their nodes and refusing what is not
+a plain literal are one walk over one tree.)
+
 A fixture literal is the value of a module-level assignment (`NAME = ...` or
 `NAME: T = ...`) that is either
 
@@ -30,8 +34,13 @@ when a Python file is read.
 from __future__ import annotations
 
 import ast
+import bisect
+import codecs
+import dataclasses
 import functools
+import io
 import re
+import tokenize
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -412,6 +421,91 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     return False
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+class PythonSource:
+    """A module's text as Python reads it, and the means to write edits of it back as the
+    file's own bytes.
+
+    The encoding is found as Python finds it (`tokenize.detect_encoding`: a UTF-8 byte
+    order mark, else a PEP 263 coding cookie on line 1 or 2, else UTF-8). `text` is the
+    decoded module with universal newlines (every `\\r\\n` and lone `\\r` read as `\\n`, as
+    Python's tokenizer reads them), which the parser and the writer work on. `render`
+    splices edits of `text` into the original text, so every byte outside them stays,
+    line endings included; the edited text takes the file's own line ending (its most
+    common one) and is encoded in the file's encoding.
+
+    Raises `FixtureError` (`encoding`): a cookie naming an unknown encoding, bytes the
+    encoding cannot decode (placed), a UTF-16/32 byte order mark.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            decode_text(raw)  # raises the UTF-16/32 error every syntax gives
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        except SyntaxError as error:
+            if "unknown encoding" in str(error.msg) or "encoding problem" in str(error.msg):
+                raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
+            encoding = "utf-8"  # no cookie and a first line that is not UTF-8: placed below
+        self.bom = encoding == "utf-8-sig"
+        self.encoding = "utf-8" if self.bom else codecs.lookup(encoding).name
+        body = raw[len(BOM) :] if self.bom else raw
+        if self.encoding == "utf-8":
+            self.original = decode_text(body)[0]
+        else:
+            try:
+                self.original = body.decode(self.encoding)
+            except UnicodeDecodeError as exc:
+                good = body[: exc.start].decode(self.encoding, errors="replace")
+                line = len(_LINE_END.findall(good)) + 1
+                column = len(good) - max(good.rfind("\n"), good.rfind("\r")) if good else 1
+                raise FixtureError(
+                    f"not valid {self.encoding} (byte 0x{body[exc.start]:02x}), the encoding its coding cookie names",
+                    code="encoding",
+                    line=line,
+                    column=column,
+                ) from None
+        endings = _LINE_END.findall(self.original)
+        counts = {ending: endings.count(ending) for ending in ("\n", "\r\n", "\r")}
+        self.newline = max(counts, key=lambda ending: counts[ending]) if endings else "\n"
+        # Offsets in `text` of the newlines that stand for a two-character `\r\n`.
+        self._pairs: list[int] = []
+        self.text = self.original
+        if "\r" in self.original:
+            for match in re.finditer("\r\n", self.original):
+                self._pairs.append(match.start() - len(self._pairs))
+            self.text = _LINE_END.sub("\n", self.original)
+
+    def _original_offset(self, offset: int) -> int:
+        """The offset in the original text of `offset` in `text`."""
+        return offset + bisect.bisect_left(self._pairs, offset)
+
+    def render(self, edits: list[tuple[int, int, str]]) -> bytes:
+        """The file's bytes with each `(start, end, new)` edit of `text` made (new text
+        with `\\n` line ends); raises `FixtureError` (`encoding`) when an edit holds a
+        character the file's encoding cannot hold."""
+        text = self.original
+        for start, end, new in sorted(edits, reverse=True):
+            if self.newline != "\n":
+                new = new.replace("\n", self.newline)
+            text = text[: self._original_offset(start)] + new + text[self._original_offset(end) :]
+        try:
+            body = text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            line, column = line_col(text.replace("\r\n", "\n").replace("\r", "\n"), exc.start)
+            char = text[exc.start]
+            raise FixtureError(
+                f"refused: the migrated module would hold {char!r} (U+{ord(char):04X}), which its encoding, "
+                f"{self.encoding}, cannot hold",
+                code="encoding",
+                line=line,
+                column=column,
+            ) from None
+        return (BOM if self.bom else b"") + body
+
+
 class PythonDocument(Document):
     """A `.py` module: one unit per module-level fixture literal."""
 
@@ -426,10 +520,9 @@ class PythonDocument(Document):
         py_names: Sequence[str] = DEFAULT_PY_NAMES,
     ) -> None:
         super().__init__(path, raw)
-        text, self.bom = decode_text(raw)
-        self.crlf = "\r\n" in text and text.count("\r\n") == text.count("\n")
-        if self.crlf:
-            text = text.replace("\r\n", "\n")
+        source = PythonSource(raw)
+        self.source = source
+        text = source.text
         self.text = text
         self.py_names = tuple(py_names)
         self.fixtures: list[Fixture] = []
@@ -498,6 +591,11 @@ class PythonDocument(Document):
                 fixtures.append(Fixture(label, reader.build(value), shape))
         return module, fixtures, sorted(reader.strings)
 
+    @property
+    def encoding(self) -> str:
+        """The module's encoding (PEP 263), for showing its text (`render_file_diff`)."""
+        return self.source.encoding
+
     @cached_property
     def style(self) -> PyStyle:
         for fixture in self.fixtures:
@@ -508,7 +606,8 @@ class PythonDocument(Document):
                 if node.kind != SCALAR:
                     writer.layout(node)
                     stack.extend(node.children)
-        return detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        found = detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        return dataclasses.replace(found, encoding=self.source.encoding)
 
     def render(self, targets: list[Node]) -> bytes:
         edits = []
@@ -529,9 +628,7 @@ class PythonDocument(Document):
         data = self._check(text)
         if data != expected:
             raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
-        if self.crlf:
-            text = text.replace("\n", "\r\n")
-        raw = (BOM if self.bom else b"") + text.encode("utf-8")
+        raw = self.source.render(edits)
         self._rendered = (raw, data)
         return raw
 

@@ -78,9 +78,11 @@ def line_indent(text: str, offset: int) -> str:
     return text[start:end]
 
 
-def python_string(value: str, quote: str) -> str:
+def python_string(value: str, quote: str, encoding: str = "utf-8") -> str:
     """A Python string literal for `value` with the `quote` character, escaping what a
-    reader could not see or what would end the literal."""
+    reader could not see, what would end the literal, and what the module's `encoding`
+    cannot hold (a latin-1 module gets `\\u20ac` for a euro sign: the value Python reads
+    is the same)."""
     out = [quote]
     for char in value:
         if char == "\\":
@@ -93,7 +95,7 @@ def python_string(value: str, quote: str) -> str:
             out.append("\\r")
         elif char == "\t":
             out.append("\\t")
-        elif not char.isprintable():
+        elif not char.isprintable() or (char >= "\x80" and not _encodable(char, encoding)):
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
         else:
@@ -102,13 +104,21 @@ def python_string(value: str, quote: str) -> str:
     return "".join(out)
 
 
-def python_scalar(value: Any, quote: str) -> str:
-    """A Python literal for a string, number, boolean or None."""
+def _encodable(char: str, encoding: str) -> bool:
+    try:
+        char.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def python_scalar(value: Any, quote: str, encoding: str = "utf-8") -> str:
+    """A Python literal for a string, number, boolean or None (strings as `python_string`)."""
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, (int, float)):
         return repr(value)
-    return python_string(value, quote)
+    return python_string(value, quote, encoding)
 
 
 @dataclass(frozen=True)
@@ -117,13 +127,15 @@ class PyStyle:
     multi-line collections end with a `trailing_comma`, whether new lists of scalars
     are written on one line (`inline_lists`), and whether multi-line collections hang
     from their bracket (`hanging`: the first element beside it, the others aligned
-    under it, as `pprint` writes them)."""
+    under it, as `pprint` writes them). `encoding` is the module's (PEP 263): a character
+    it cannot hold is written as an escape."""
 
     quote: str = '"'
     unit: str = "    "
     trailing_comma: bool = True
     inline_lists: bool = True
     hanging: bool = False
+    encoding: str = "utf-8"
 
 
 def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> PyStyle:
@@ -258,7 +270,7 @@ class PythonWriter:
         return i >= 0 and self.protected[i][0] < offset < self.protected[i][1]
 
     def key_text(self, key: str) -> str:
-        return python_string(key, self.style.quote)
+        return python_string(key, self.style.quote, self.style.encoding)
 
     # -- values at a new place ---------------------------------------------------------
 
@@ -274,7 +286,7 @@ class PythonWriter:
                 return self._fresh(Obj([(k, Val(v)) for k, v in value.items()]), indent, inline, key, column)
             if isinstance(value, list):
                 return self._fresh(Arr([Val(v) for v in value]), indent, inline, key, column)
-            return python_scalar(value, self.style.quote)
+            return python_scalar(value, self.style.quote, self.style.encoding)
         if child.origin is not None:
             node = self.locate(child.origin)[0]
             edited = self.text[node.start : node.lb] + self._edit(child, node) + self.text[node.rb + 1 : node.end]

@@ -128,7 +128,8 @@ class Job:
     members of its namespace).
     """
 
-    def __init__(self, *, on_note: Callable[[str], None] | None = None) -> None:
+    def __init__(self, *, on_note: Callable[[str], None] | None = None, root: Path | None = None) -> None:
+        self.root = root
         self.description: str | None = None
         self.skill: str | None = None
         self.extensions: dict[str, Any] = {}
@@ -148,12 +149,14 @@ class Job:
 
         Raises `SourceError` placed at `at` in `base`: `ref_outside` when the path (or a
         symlink in it) leaves `tree`, which is then never read; `missing_ref` when it
-        does not exist; and the read errors of `fixture_migrate.importing.readers.read_source`.
+        does not exist; and the read errors of `fixture_migrate.importing.readers.read_source`,
+        which reads it under the repo root's rule (`symlink_outside_repo`) at the moment of
+        the read.
         """
         path = resolve_within(base, spec, at=at, tree=tree, what=what)
         key = f"{syntax}:{path.resolve()}"
         if key not in self._cache:
-            source = read_source(path, base.ref_for(path), syntax=syntax)
+            source = read_source(path, base.ref_for(path), syntax=syntax, root=self.root)
             self._cache[key] = source
             self.read_sources.append(source)
         return self._cache[key]

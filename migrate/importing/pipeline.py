@@ -1,5 +1,9 @@
 """`fixture-migrate import`: files written for other eval tools become one canonical v1 file.
 
+(Some 660 lines, over the ~500 the project aims for: detection, the assembly of the
+canonical payload, its checks and the in-place re-import are the steps of one pipeline;
+`run_import`, the command's shell, belongs with the other commands in `cli/`.)
+
 Data flows one way, as for `migrate` (DESIGN.md, "Architecture"):
 
 ```
@@ -34,9 +38,8 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
@@ -46,8 +49,11 @@ from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.engine import write_atomic
 from fixture_migrate.migration.paths import diff_name, relative_source
+from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
+
+if TYPE_CHECKING:  # `run_import` is the command's shell; only the command line passes a Report
+    from fixture_migrate.cli.report import Report
 
 AUTO = "auto"
 
@@ -125,7 +131,7 @@ def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[Im
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:
             if key in seen:
-                raise _fail("--from", f"import fixture_migrate.adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
+                raise _fail("--from", f"import adapters {seen[key]!r} and {adapter.name!r} answer to one name", "usage")
             seen[key] = adapter.name
     taken = {_key(a.name) for a in default_registry()} | set(seen)
     try:
@@ -253,7 +259,7 @@ def read_sources(request: ImportRequest) -> list[Source]:
             if not path.is_file():
                 raise _fail(path, "no such file" if not path.exists() else "not a file", "io")
             mapped = request.source_refs[index] if request.source_refs else None
-            source = read_source(path, _source_ref(path, request.repo_root, mapped))
+            source = read_source(path, _source_ref(path, request.repo_root, mapped), root=request.repo_root)
         except ImportFailed as failure:
             errors.extend(failure.errors)
             continue
@@ -296,6 +302,12 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         raise _fail(dest, "--out must name a .json file: the canonical file is JSON", "usage")
     if dest.exists() and not dest.is_file():
         raise _fail(dest, "--out names a directory; give a .json file path", "usage")
+    try:
+        # As `migrate` writes: never through a symlink (or a symlinked directory) leading
+        # outside the repo root, a dangling one included.
+        resolve_target(dest, request.repo_root)
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     adapters = import_adapters(request.repo_root, request.config_path)
     chosen = None if request.fmt == AUTO else find_adapter(adapters, request.fmt)
     sources = read_sources(request)
@@ -303,7 +315,7 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     adapter = _assign_roles(sources, adapters, chosen)
     for source in sources:
         note(f"{source.path}: {adapter.format} ({source.role})")
-    job = Job(on_note=note)
+    job = Job(on_note=note, root=request.repo_root)
     try:
         drafts = adapter.build(sources, job)
     except SourceError as error:
@@ -336,7 +348,10 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     _check_valid(payload, dest, dest_ref, request.repo_root, drafts)
     _warn_missing_refs(payload, request, note)
 
-    old_bytes = dest.read_bytes() if dest.exists() else None
+    try:
+        old_bytes = read_fixture(dest, root=request.repo_root) if dest.exists() else None
+    except FixtureError as error:
+        raise ImportFailed([(dest, error)]) from None
     new_bytes = render_onto(payload, dest, old_bytes, note)
     return ImportPlan(adapter, payload, new_bytes, old_bytes, len(drafts), notes)
 
@@ -533,7 +548,7 @@ def render_onto(payload: dict[str, Any], dest: Path, old_bytes: bytes | None, no
         return old_bytes
     if old_bytes == render_new(old):
         # DEST is in the layout an import writes: the edit in place gives exactly a fresh
-        # render (tests/test_importing.py pins this), without the span parse of the old text.
+        # render (tests/importing/test_pipeline.py pins this), without the span parse of the old text.
         return render_new(payload)
     new_bytes = document.render([merge_target(payload, old)])
     try:
@@ -622,8 +637,10 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     verb = "updated" if plan.old_bytes is not None else "imported"
     if not (request.diff or request.check):
         try:
-            request.dest.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest)
+            make_directories(request.dest.parent, request.repo_root)
+            write_atomic(
+                request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
+            )
         except (FixtureError, OSError) as error:
             failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
             report.error(shown, failure)

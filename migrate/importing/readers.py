@@ -28,7 +28,7 @@ from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats import BOM, MAX_NODES, decode_text
-from fixture_migrate.migration.writes import MAX_FILE_BYTES, read_fixture
+from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
 
 SYNTAX_BY_SUFFIX = {
     ".json": "json",
@@ -214,17 +214,22 @@ def syntax_for(path: Path) -> str | None:
     return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
 
 
-def read_source(path: Path, ref: str, raw: bytes | None = None, *, syntax: str | None = None) -> Source:
+def read_source(
+    path: Path, ref: str, raw: bytes | None = None, *, syntax: str | None = None, root: Path | None = None
+) -> Source:
     """Read the import source at `path`, cited as `ref`.
 
     `raw` is its bytes when already read; `syntax` overrides the suffix ("text" reads any
-    file as one string). Raises `SourceError` naming the file, line and column: an I/O
-    error (`io`), a Git LFS pointer (`lfs_pointer`), an unknown suffix (`unsupported`),
-    bad syntax (`invalid_json`, `invalid_yaml`, `csv_syntax`, `csv_row`, ...).
+    file as one string); `root` is the repo root, whose rule the read obeys as `migrate`'s
+    reads do (a symlink leading outside it is `symlink_outside_repo`, never read). Raises
+    `SourceError` naming the file, line and column: an I/O error (`io`), a Git LFS pointer
+    (`lfs_pointer`), an unknown suffix (`unsupported`), bad syntax (`invalid_json`,
+    `invalid_yaml`, `csv_syntax`, `csv_row`, ...).
     """
     if raw is None:
         try:
-            raw = read_fixture(path)  # regular files only, within the size limit of every read
+            # Regular files only, within the size limit of every read, under the root rule.
+            raw = read_fixture(path, limit=limit_for(path), root=root)
         except FixtureError as error:
             raise SourceError(path, error) from None
     elif len(raw) > MAX_FILE_BYTES:

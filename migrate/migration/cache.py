@@ -14,7 +14,7 @@ What an entry is keyed on, so that a stale verdict cannot be used:
 - its path relative to the repo root (the `source_file` of its cases, and the
   skill inferred from it);
 - in the name of the cache file, everything else a verdict depends on: the tool
-  (its version and the size and mtime of each of its modules, so an edited
+  (its version, and the size and mtime of each of its modules, so an edited
   checkout never reuses the verdicts of the code before), the Python and orjson
   versions, the installed adapter plugins (name, distribution and version), and
   the run's configuration (repo root, skill, skill globs, `--py-name`).
@@ -31,7 +31,8 @@ Where: `.fixture_migrate_cache/` at the repo root (it holds a `.gitignore` of
 named by `FIXTURE_MIGRATE_CACHE_DIR`. A cache directory at the root that is a
 symlink leading outside the root is not used, as no write follows such a link.
 `--no-cache` neither reads nor writes it; `fixture-migrate cache clean` removes
-it. A cache file is replaced whole (a temporary file renamed over it), so a
+it. A cache file is replaced whole (`writes.write_file`: a temporary file renamed
+over it, under the root rule when the cache is at the root), so a
 reader sees an old or a new file, never part of one; two runs finishing together
 each write a whole file and the last one wins (a verdict the other learnt is
 learnt again next time). A file that is not a cache of this format and key
@@ -47,8 +48,8 @@ from typing import Any
 
 import orjson
 import xxhash
-from fixture_migrate import __version__
-from fixture_migrate.migration.writes import _write_temp, is_inside
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.writes import is_inside, make_directories, write_file
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
@@ -70,10 +71,12 @@ def cache_dir(repo_root: Path) -> Path:
 
 
 def _tool_fingerprint() -> list[Any]:
-    """The tool's version and, per module, its size and mtime (an edited checkout or a
-    reinstall of another build never reuses the verdicts of the code before)."""
+    """The tool's version (the hash of the package's `__init__.py`, which holds it) and, per
+    module, its size and mtime: an edited checkout or a reinstall of another build never
+    reuses the verdicts of the code before."""
     package = Path(__file__).resolve().parent.parent
-    found: list[Any] = [__version__]
+    with open(package / "__init__.py", "rb") as handle:
+        found: list[Any] = [xxhash.xxh3_64_hexdigest(handle.read())]
     for directory in (package, Path(sys.modules["fixture_migrate.adapters"].__file__ or "").parent):
         for folder, dirnames, filenames in os.walk(directory):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
@@ -124,9 +127,12 @@ class Cache:
     the file back (merged with what another run may have written meanwhile).
     """
 
-    def __init__(self, path: Path, key: str, entries: dict[str, list[Any]] | None = None) -> None:
+    def __init__(
+        self, path: Path, key: str, entries: dict[str, list[Any]] | None = None, root: Path | None = None
+    ) -> None:
         self.path = path
         self.key = key
+        self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
         self.entries = {} if entries is None else entries
         self._changes: dict[str, list[Any] | None] = {}
 
@@ -136,13 +142,14 @@ class Cache:
         can be used (the directory at the root is a symlink leading outside it)."""
         root = Path(options.repo_root)
         directory = cache_dir(root)
-        if not os.environ.get(ENV_VAR) and os.path.lexists(directory):
+        named = bool(os.environ.get(ENV_VAR))
+        if not named and os.path.lexists(directory):
             real = os.path.realpath(directory)
             if not is_inside(real, os.path.realpath(root)):
                 return None
         key = run_key(options)
         path = directory / f"{key}.cache"
-        return cls(path, key, _read(path, key))
+        return cls(path, key, _read(path, key), root=None if named else root)
 
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
         """The entry cached for the file at `relative` whose bytes have `content_digest`
@@ -186,14 +193,9 @@ class Cache:
                 entries[relative] = entry
         data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
         try:
-            _prepare(self.path.parent)
-            temp = _write_temp(self.path.parent, self.path.name, data, None)
-            try:
-                os.replace(temp, self.path)
-            except OSError:
-                os.unlink(temp)
-                raise
-        except OSError:
+            _prepare(self.path.parent, self.root)
+            write_file(self.path, data, root=self.root)
+        except (OSError, FixtureError):
             return False
         self._changes.clear()
         return True
@@ -242,16 +244,13 @@ def _read(path: Path, key: str) -> dict[str, list[Any]]:
     return entries
 
 
-def _prepare(directory: Path) -> None:
-    """Create the cache directory, with a `.gitignore` that keeps it out of git."""
-    directory.mkdir(parents=True, exist_ok=True)
+def _prepare(directory: Path, root: Path | None) -> None:
+    """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
+    root rule, as every write: nothing is written through a symlink leading outside it)."""
+    make_directories(directory, root)
     ignore = directory / ".gitignore"
     if not ignore.exists():
-        try:
-            with open(ignore, "x", encoding="utf-8") as handle:
-                handle.write("# Created by fixture-migrate: its cache, safe to delete.\n*\n")
-        except FileExistsError:
-            pass
+        write_file(ignore, b"# Created by fixture-migrate: its cache, safe to delete.\n*\n", root=root)
 
 
 def clean(repo_root: Path) -> Path | None:

@@ -9,8 +9,8 @@ reviewer wants to read.
 
 A fixture can hold any character; printed raw, an ANSI escape sequence in a
 string would rewrite the reviewer's terminal. Every line of a diff and every
-path in it goes through `escape_text`, which shows control characters (and the
-bidirectional overrides that can reorder what a reader sees) as escapes.
+path in it goes through `escape_text`, which shows control characters, line separators
+and the format characters that can reorder what a reader sees (`REORDERING`) as escapes.
 """
 
 from __future__ import annotations
@@ -22,9 +22,17 @@ from collections.abc import Iterator
 
 from fixture_migrate.patterns import LazyRegex
 
-_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+REORDERING = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u206a-\u206f\ufff9-\ufffb"
+"""Format characters that can make text read in another order than it is stored, as a
+character class: Unicode's whole `Bidi_Control` set (U+061C ARABIC LETTER MARK, U+200E/F
+LEFT-TO-RIGHT/RIGHT-TO-LEFT MARK, U+202A-202E embeddings and overrides, U+2066-2069
+isolates), the deprecated format controls U+206A-206F (symmetric swapping, shaping and
+digit-shape switches) and the interlinear annotation controls U+FFF9-FFFB (which can hide
+text). Joiners (U+200C/D) are not among them: scripts and emoji need them."""
+
+_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
-_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -34,7 +42,8 @@ def _escape_char(match: re.Match[str]) -> str:
 
 def escape_text(text: str) -> str:
     """One line of `text` to print: control characters (the newline too), line separators and
-    bidi overrides shown as `\\xNN`/`\\uNNNN`. Only the tab is left as it is."""
+    the reordering format characters of `REORDERING` shown as `\\xNN`/`\\uNNNN`. Only the
+    tab is left as it is."""
     return _UNSAFE_IN_LINE.sub(_escape_char, text)
 
 
@@ -257,15 +266,18 @@ def render_move(old: str, new: str, old_name: str, new_name: str) -> str:
     return render_diff(old, "", old_name, None) + render_diff("", new, None, new_name)
 
 
-def render_file_diff(old: bytes | None, new: bytes, name: str, new_name: str | None = None) -> str:
-    """The diff of a planned change of the file `name` (UTF-8 bytes before and after; `old`
-    None for a file to create): an edit in place, or with `new_name` a move
-    (`render_move`). A BOM is shown as U+FEFF at the start of the first line, so the diff
-    applies to the bytes on disk."""
-    new_text = new.decode("utf-8")
+def render_file_diff(
+    old: bytes | None, new: bytes, name: str, new_name: str | None = None, encoding: str = "utf-8"
+) -> str:
+    """The diff of a planned change of the file `name` (bytes before and after in `encoding`,
+    UTF-8 unless a Python module's coding cookie names another; `old` None for a file to
+    create): an edit in place, or with `new_name` a move (`render_move`). A BOM is shown as
+    U+FEFF at the start of the first line, so the diff applies to the bytes on disk; a
+    module in another encoding is shown as the text it holds."""
+    new_text = new.decode(encoding)
     if old is None:
         return render_diff("", new_text, None, new_name or name)
-    old_text = old.decode("utf-8")
+    old_text = old.decode(encoding)
     if new_name is None or new_name == name:
         return render_diff(old_text, new_text, name, name)
     return render_move(old_text, new_text, name, new_name)

@@ -13,6 +13,7 @@ other files go on.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +35,11 @@ from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.writes import (
     HardLinks,
     check_new,
-    check_writable,
+    limit_for,
+    move_file,
     read_fixture,
     resolve_target,
     write_atomic,
-    write_new,
 )
 from fixture_migrate.slots import Record
 
@@ -70,10 +71,10 @@ class FileResult(Record):
     "unchanged", "not_fixture", "error". `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
-    counts the cases of a changed file,
-    `to_extensions` per adapter the fields a change moves under `extensions`;
-    `cache_entry` the file's path relative to the repo root and the digest of its bytes,
-    when the run keeps a cache (`fixture_migrate.migration.cache`).
+    counts the cases of a changed file, `to_extensions` per adapter the fields a change
+    moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
+    module's coding cookie's); `cache_entry` the file's path relative to the repo root and
+    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`).
     """
 
     __slots__ = (
@@ -86,6 +87,7 @@ class FileResult(Record):
         "new_bytes",
         "cases",
         "first_changed_line",
+        "encoding",
         "to_extensions",
         "cache_entry",
     )
@@ -101,6 +103,7 @@ class FileResult(Record):
         new_bytes: bytes | None = None,
         cases: int = 0,
         first_changed_line: int = 1,
+        encoding: str = "utf-8",
         to_extensions: dict[str, int] | None = None,
         cache_entry: tuple[str, bytes] | None = None,
     ) -> None:
@@ -113,18 +116,23 @@ class FileResult(Record):
         self.new_bytes = new_bytes
         self.cases = cases
         self.first_changed_line = first_changed_line
+        self.encoding = encoding
         self.to_extensions = {} if to_extensions is None else to_extensions
         self.cache_entry = cache_entry
 
 
-def read_document(path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None) -> Document:
+def read_document(
+    path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None, root: Path | None = None
+) -> Document:
     """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
 
     `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins);
-    `py_names` as for `load_document`. Only a regular file of at most
-    `fixture_migrate.migration.writes.MAX_FILE_BYTES` is read.
+    `py_names` as for `load_document`. Only a regular file within its syntax's size limit
+    is read (`fixture_migrate.formats.size_limit`); with `root`, under the root rule
+    (`fixture_migrate.migration.writes.read_fixture`).
     """
-    return load_document(path, read_fixture(path), duplicates=duplicates, py_names=py_names)
+    raw = read_fixture(path, limit=limit_for(path), root=root)
+    return load_document(path, raw, duplicates=duplicates, py_names=py_names)
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -175,10 +183,13 @@ def _shown_leaf(leaf: Any) -> str:
     return "an object" if (kind, value) == ("object", "fillable") else repr(value)
 
 
+_LINES = re.compile(rb"\r\n|\r|\n")
+
+
 def first_changed_line(old: bytes, new: bytes) -> int:
     """The 1-based line of `old` where a change to `new` begins (where every diff's first
     hunk starts changing lines)."""
-    a, b = old.split(b"\n"), new.split(b"\n")
+    a, b = _LINES.split(old), _LINES.split(new)
     for index, (before, after) in enumerate(zip(a, b, strict=False)):
         if before != after:
             return index + 1
@@ -286,8 +297,7 @@ class Engine:
         returned in `cache_entry` for the run to remember.
         """
         try:
-            resolve_target(path, self.options.repo_root)
-            raw = read_fixture(path)
+            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
         if self.cache is None:
@@ -312,8 +322,7 @@ class Engine:
         if relative not in self.cache.entries:
             return None
         try:
-            resolve_target(path, self.options.repo_root)
-            raw = read_fixture(path)
+            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
         except FixtureError:
             return None
         from fixture_migrate.migration.cache import digest
@@ -378,9 +387,10 @@ class Engine:
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)
+        result.encoding = getattr(document, "encoding", "utf-8")
         if document.output_path != path:
             # As `apply` will: the new name must lead inside the repo and be free.
-            check_new(self._new_target(document.output_path), new_bytes)
+            check_new(self._new_target(document.output_path), new_bytes, root=self.options.repo_root)
             result.new_path = document.output_path
         return result
 
@@ -444,11 +454,12 @@ class Engine:
     def apply(self, result: FileResult) -> None:
         """Write a planned change (status "changed"); raises `FixtureError` when it cannot.
 
-        The file is replaced atomically (`fixture_migrate.migration.writes.write_atomic`) unless its bytes
-        changed since it was planned. A JSONL file's migration is created beside it
-        (`write_new`, never over an existing file) and the original is removed only
-        then, and only if it is unchanged; a rerun after an interruption between the
-        two finds the new file in place and just removes the original.
+        The file is replaced atomically (`fixture_migrate.migration.writes.write_atomic`)
+        unless its bytes changed since it was planned. A JSONL file's migration is created
+        beside it and the original removed (`fixture_migrate.migration.writes.move_file`:
+        never over an existing file; the original is checked again right before and right
+        after its removal, and kept when it changed); a rerun after an interruption
+        between the two finds the new file in place and just removes the original.
         """
         assert result.new_bytes is not None and result.old_bytes is not None
         root = self.options.repo_root
@@ -462,17 +473,4 @@ class Engine:
                 f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
                 code="symlink_rename",
             )
-        source = resolve_target(result.path, root)
-        check_writable(source)
-        if read_fixture(source) != result.old_bytes:
-            raise FixtureError(
-                "refused: the file changed while it was being migrated; left as it is now, run again",
-                code="changed_meanwhile",
-            )
-        write_new(self._new_target(result.new_path), result.new_bytes, mode_from=source)
-        try:
-            os.unlink(source)
-        except OSError as exc:
-            raise FixtureError(
-                f"wrote {result.new_path.name} but cannot remove the original: {exc.strerror}", code="io"
-            ) from None
+        move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)

@@ -1,36 +1,82 @@
-"""Safe file I/O: bounded reads, and writes that never leave a file half written.
+"""Safe file I/O: bounded reads, and writes that never leave a file half written,
+never lose a concurrent writer's bytes they could see, and never act outside the root.
+
+(Some 550 lines, over the ~500 the project aims for: every step of a safe write and the
+fault it guards against belong together, as README "Safety" describes them.)
 
 A bulk migration rewrites many files in a repository that may hold work in
-progress. Whatever happens (a crash, a kill, a full disk, a file edited
-meanwhile), every file must end up either exactly as it was or exactly
-migrated. This module owns how that is done; README "Safety" states it for users.
+progress. Whatever happens (a crash, a kill, a full disk, a file edited or a
+directory swapped meanwhile), every file must end up either exactly as it was,
+exactly migrated, or as the other writer left it. This module owns how that is
+done; README "Safety" states it for users.
+
+The API other modules use (the engine, `import`, the cache):
+
+- `read_fixture(path, limit=..., root=...)`: the bytes of a regular file.
+- `write_atomic(path, data, original=..., root=...)`: replace a file's content
+  (or, with `original=None`, create it).
+- `write_new(path, data, like=..., root=...)`: create a file, never over one.
+- `write_file(path, data, root=...)`: replace a file the tool owns (a cache), whatever
+  it holds.
+- `move_file(source, original, target, data, root=...)`: replace `source` by a new
+  file `target` (a JSONL file by its `.json`).
+- `remove_file(path, original, root=...)`: remove a file that still holds `original`.
+- `make_directories(directory, root=...)`: create missing directories.
+- `resolve_target(path, root)` / `open_directory(directory, root)`: the root rule.
+
+Every error is a `FixtureError` with a code (`io`, `changed_meanwhile`, `read_only`,
+`symlink_outside_repo`, `hard_link_outside_repo`, `exists`, `too_large`, `not_regular`).
+
+**The root rule at the instant of each system call.** A path is resolved once
+(`resolve_target`: symlinks are followed only when they lead inside the real
+root, else `symlink_outside_repo`). Then its directory is opened by walking
+from the real root (from `/` for a path outside any root), one component at a
+time, each opened with `O_DIRECTORY | O_NOFOLLOW` relative to the previous one
+(`open_directory`). Everything after that (`stat`, `open` with `O_NOFOLLOW`,
+creating the temporary file with `O_EXCL`, `link`, `rename`, `unlink`, `fsync`)
+is relative to that open directory (`dir_fd=`), never a path looked up again.
+A directory on the way swapped for a symlink after the check makes the walk
+fail (`ELOOP`/`ENOTDIR`): the file is refused (`symlink_outside_repo` when the
+link now leads outside the root, else `changed_meanwhile`), nothing is touched.
 
 Reads (`read_fixture`): only a regular file is read (a named pipe or a device
-named `*.json` is refused, never waited on), and at most `MAX_FILE_BYTES`: a
-larger file is refused before any of it is read, so memory stays bounded.
+named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
+file is refused before any of it is read, so memory stays bounded.
 
-Writes (`write_atomic`, `write_new`):
+Writes (`write_atomic`):
 
-1. The new bytes go to a temporary file in the target's own directory, named
-   `.<name>.<random>.fixture-migrate.tmp` (`TEMP_SUFFIX`; directory walks skip
-   such files), written in full, fsynced, and given the target's permission
-   bits (and, where the process may, its owner and group).
-2. Just before the swap the target is read again: if its bytes are no longer
-   the ones the migration was planned from, nothing is written and the file is
-   reported as changed meanwhile (left as the other writer left it). A file
-   removed meanwhile is not recreated. A file that holds the migrated bytes
-   already (the same run wrote them through a hard link or symlink planned
-   beside it) is left as it is.
-3. `os.replace` renames the temporary file over the target (atomic: a reader,
-   or a crash, sees the whole old file or the whole new one), then the
-   directory is fsynced so the rename itself survives a power cut.
-4. On any error the temporary file is removed and the target is untouched; the
-   error says so. Only a SIGKILL (or a power cut) can leave a temporary file
-   behind: it is never a fixture, walks skip it, and it is safe to delete.
+1. The target is opened (`O_NOFOLLOW`) and read: if its bytes are no longer the
+   ones the migration was planned from, nothing is written (`changed_meanwhile`).
+   A file removed meanwhile is not recreated. A file that holds the migrated
+   bytes already (the same run wrote them through a hard link or a symlink
+   planned beside it) is left as it is.
+2. The new bytes go to a temporary file in the target's directory, named
+   `.<name>.<random>.fixture-migrate.tmp` (`TEMP_SUFFIX`; walks skip such files),
+   created with `O_EXCL`, written in full, fsynced, given the target's permission
+   bits (and, where the process may, its owner, group and extended attributes).
+3. Just before the swap the name is opened and read again (the last check).
+4. `os.replace` renames the temporary file over the target (atomic: a reader, or a
+   crash, sees the whole old file or the whole new one).
+5. After the rename, the old file (still open from step 3) is read once more: if
+   another writer's bytes reached it between the last check and the rename, the
+   old content, with their bytes, is put back over the new file (while the new file
+   is still this write's) and the file is reported `changed_meanwhile`.
+6. The directory is fsynced so the rename survives a power cut. On any error the
+   temporary file is removed and the target is untouched; only a SIGKILL (or a
+   power cut) can leave a temporary file behind: it is never a fixture, walks skip
+   it, and it is safe to delete.
 
-Symlinks: a symlink (or a path through a symlinked directory) is followed, and
-its target rewritten, only when the target lies inside the repo root;
-otherwise the file is refused (`symlink_outside_repo`).
+`move_file` creates the target as `write_new` does, then checks the source again
+immediately before removing it and once more through its still-open descriptor
+right after: a source that changed (an appended line, say) is kept, or put back
+with the other writer's bytes, the new file is removed again, and the move is
+reported `changed_meanwhile`.
+
+What no tool can promise without locks, and this module does not: a process that
+holds a file open and writes to it after the last read that follows the rename (a
+few microseconds) writes into a file that no longer has a name; a directory renamed
+(not symlinked) out of the root after it was opened is written in, as it is the
+directory that was checked.
 
 Read-only: a file without write permission, or in a directory without it, is
 refused (`read_only`) rather than replaced behind its mode's back; this holds
@@ -49,7 +95,11 @@ names are found by scanning the repo root (`HardLinks`); when some name lies
 outside it (the link count is higher than the names found), the file is refused
 (`hard_link_outside_repo`) rather than splitting the group. A crash between two
 renames leaves some names old and some new, each whole; running again migrates
-the old ones.
+the old ones. A hard-linked group gets the checks before the renames, not the
+one after (step 5).
+
+Tests pause a write at a named step with `set_step_hook` (see `STEPS`), to make a
+concurrent edit, a swap or a kill happen exactly there.
 """
 
 from __future__ import annotations
@@ -68,60 +118,90 @@ TEMP_SUFFIX = ".fixture-migrate.tmp"
 """Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
-"""The largest file read, in bytes (16 MiB, over 200 times the largest real fixture).
+"""The largest file read by default, in bytes (16 MiB, over 200 times the largest real
+fixture); each fixture syntax has its own, lower, limit (`limit_for`)."""
 
-Planning a migration holds several copies of a file's data (parsed values, span
-tree, rendered text, re-parse for the checks): about 25 times its size, so a
-16 MiB file peaks near 400 MB. A larger file is refused before it is read."""
+STEPS = ("opened", "temp_written", "before_swap", "after_swap", "before_unlink", "after_unlink")
+"""The steps `set_step_hook` reports: the target was opened and checked; the temporary
+file is written; just before the last check and the rename; right after the rename;
+(moves) just before the last check and the removal of the source; right after it."""
 
 _NAME_BYTES = 80  # of the file name kept in a temporary name, so it stays under NAME_MAX (255)
 _UNSUPPORTED = (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_STEP_HOOK: Callable[[str, str], None] | None = None
+
+
+def set_step_hook(hook: Callable[[str, str], None] | None) -> Callable[[str, str], None] | None:
+    """Call `hook(step, path)` at each step of `STEPS` of every write and move (None: no hook);
+    returns the hook it replaces. For tests: a hook may edit, swap or remove files, or end
+    the process, exactly at the dangerous step."""
+    global _STEP_HOOK
+    previous, _STEP_HOOK = _STEP_HOOK, hook
+    return previous
+
+
+def _step(name: str, path: str) -> None:
+    if _STEP_HOOK is not None:
+        _STEP_HOOK(name, path)
 
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _over(size: int, limit: int) -> str:
-    return f"file is {size:,} bytes, over the {limit:,}-byte limit ({limit / (1024 * 1024):g} MiB): not read"
+def _removed() -> FixtureError:
+    return FixtureError(
+        "refused: the file was removed while it was being migrated; nothing written", code="changed_meanwhile"
+    )
 
 
-def read_fixture(path: Path, *, limit: int | None = None) -> bytes:
-    """The bytes of the regular file `path`, at most `limit` of them (default `MAX_FILE_BYTES`).
+def _changed() -> FixtureError:
+    return FixtureError(
+        "refused: the file changed while it was being migrated; left as it is now, run again",
+        code="changed_meanwhile",
+    )
 
-    Raises `FixtureError`: `io` when it cannot be opened or read (gone, no
-    permission), `not_regular` for a directory, pipe, socket or device (opened
-    without blocking, never read), `too_large` when it holds more than `limit`
-    bytes (decided from its size before reading; a file that grows while it is
-    read is cut off at `limit + 1` bytes and refused the same way).
-    """
-    limit = MAX_FILE_BYTES if limit is None else limit
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FixtureError("not a regular file (a directory, pipe, socket or device): not read", code="not_regular")
-        if info.st_size > limit:
-            raise FixtureError(_over(info.st_size, limit), code="too_large")
-        chunks: list[bytes] = []
-        remaining = limit + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        if remaining <= 0:
-            raise FixtureError(_over(limit + 1 - remaining, limit) + " (it grew while it was read)", code="too_large")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
-    finally:
-        os.close(fd)
+
+class SizeLimit:
+    """The size limit of a read: `bytes`, and `how` to raise it (for the message)."""
+
+    __slots__ = ("bytes", "how")
+
+    def __init__(self, bytes: int, how: str | None = None) -> None:  # noqa: A002
+        self.bytes = bytes
+        self.how = how
+
+    def refusal(self, size: int, grew: bool = False) -> FixtureError:
+        limit = self.bytes
+        shown = f"{limit / (1024 * 1024):g} MiB" if limit >= 1024 * 1024 else f"{limit / 1024:g} KiB"
+        message = f"file is {size:,} bytes, over the {limit:,}-byte limit ({shown}): not read"
+        if grew:
+            message += " (it grew while it was read)"
+        if self.how:
+            message += f"; {self.how}"
+        return FixtureError(message, code="too_large")
+
+
+def limit_for(path: Path | str) -> SizeLimit:
+    """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
+    `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
+    message that names it and how to raise it."""
+    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable, syntax_of
+
+    syntax = syntax_of(Path(path))
+    if syntax is None:
+        return SizeLimit(MAX_FILE_BYTES)
+    how = (
+        f"the limit of {SYNTAX_NAMES[syntax]} fixtures, which take about {MEMORY_PER_MIB[syntax]:,} MiB of "
+        f"memory per MiB to migrate; split the file, or raise the limit with {size_variable(syntax)}=BYTES"
+    )
+    return SizeLimit(max_bytes(syntax, MAX_FILE_BYTES), how)
+
+
+# --- the root rule ---------------------------------------------------------------------
 
 
 def is_inside(path: str, root: str) -> bool:
@@ -132,7 +212,8 @@ def is_inside(path: str, root: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _real_directory(directory: str) -> str:
     # One run asks about the same few directories for thousands of files; each
-    # realpath costs a system call per path component.
+    # realpath costs a system call per path component. A stale answer (a directory
+    # swapped after it was cached) is caught by `open_directory`, which trusts no path.
     return os.path.realpath(directory)
 
 
@@ -141,6 +222,18 @@ def _realpath(absolute: str) -> str:
     directory, name = os.path.split(absolute)
     joined = os.path.join(_real_directory(directory), name)
     return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
+def _outside() -> FixtureError:
+    return FixtureError(
+        "refused: it is a symlink (or lies in a symlinked directory) leading outside the repo root; not followed",
+        code="symlink_outside_repo",
+    )
+
+
+def real_root(root: Path | str) -> str:
+    """The real path of a repo root (the root itself may be reached through a symlink)."""
+    return _real_directory(os.path.abspath(root))
 
 
 def resolve_target(path: Path, root: Path | None) -> Path:
@@ -157,12 +250,224 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     real = os.path.realpath(text) if ".." in text.split(os.sep) else _realpath(absolute)
     if real == absolute or root is None:
         return Path(real)
-    if is_inside(real, _real_directory(os.path.abspath(root))):
+    if is_inside(real, real_root(root)):
         return Path(real)
-    raise FixtureError(
-        "refused: it is a symlink (or lies in a symlinked directory) leading outside the repo root; not followed",
-        code="symlink_outside_repo",
-    )
+    raise _outside()
+
+
+class Directory:
+    """A directory opened by `open_directory`: `fd` (for `dir_fd=`), its real `path` and the
+    `root` it was reached from (nothing is looked up by them but `verify`'s walk). A
+    context manager that closes it."""
+
+    __slots__ = ("fd", "path", "root")
+
+    def __init__(self, fd: int, path: str, root: Path | str | None = None) -> None:
+        self.fd = fd
+        self.path = path
+        self.root = root
+
+    def verify(self) -> None:
+        """Raise `FixtureError` unless walking to `path` from the root again still reaches
+        this very directory: it was not moved, nor replaced (by a symlink, say), since it
+        was opened. Called right before a rename or removal, so the root rule holds then."""
+        with open_directory(self.path, self.root) as again:
+            if not _same_file(os.fstat(again.fd), os.fstat(self.fd)):
+                raise FixtureError(
+                    "refused: a directory on its path was moved or replaced while it was being migrated; "
+                    "nothing written",
+                    code="changed_meanwhile",
+                )
+
+    def __enter__(self) -> Directory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def sync(self) -> None:
+        """fsync the directory so a rename or removal in it is durable; a file system that
+        cannot sync directories is accepted, any other failure raises `OSError`."""
+        try:
+            os.fsync(self.fd)
+        except OSError as exc:
+            if exc.errno not in _UNSUPPORTED:
+                raise
+
+
+def open_directory(directory: str | Path, root: Path | str | None) -> Directory:
+    """Open the real directory `directory` (no symlink in it, as `resolve_target` gives it)
+    by walking to it from the real `root` (from `/` when it is not under the root, or no
+    root is given), one component at a time, each with `O_NOFOLLOW`.
+
+    Raises `FixtureError`: `symlink_outside_repo` when a component is now a symlink
+    leading outside the root, `changed_meanwhile` when it is now a symlink leading
+    elsewhere inside, or gone; `io` when it cannot be opened.
+    """
+    directory = os.fspath(directory)
+    base = real_root(root) if root is not None else None
+    if base is None or not is_inside(directory, base):
+        base = os.sep
+    rest = os.path.relpath(directory, base)
+    parts = [] if rest == os.curdir else rest.split(os.sep)
+    try:
+        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except OSError as exc:
+        raise FixtureError(f"cannot open its directory: {_reason(exc)}", code="io") from None
+    for part in parts:
+        try:
+            below = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        except OSError as exc:
+            os.close(fd)
+            raise _walk_failure(exc, directory, root) from None
+        os.close(fd)
+        fd = below
+    return Directory(fd, directory, root)
+
+
+def _walk_failure(exc: OSError, directory: str, root: Path | str | None) -> FixtureError:
+    """The error for a walk stopped by `exc`: a directory on the way is no longer one."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+        real = os.path.realpath(directory)  # uncached: what the path leads to now
+        if root is not None and not is_inside(real, os.path.realpath(os.path.abspath(root))):
+            return FixtureError(
+                "refused: a directory on its path was replaced by a symlink leading outside the repo root "
+                "while it was being migrated; nothing written",
+                code="symlink_outside_repo",
+            )
+        return FixtureError(
+            "refused: a directory on its path was moved or replaced while it was being migrated; nothing written",
+            code="changed_meanwhile",
+        )
+    return FixtureError(f"cannot open its directory: {_reason(exc)}", code="io")
+
+
+def _open_file(directory: Directory, name: str) -> int:
+    """A read-only descriptor of the regular file `name` in `directory`, never through a
+    symlink and never waiting on a pipe. Raises `OSError` (`ELOOP` for a symlink)."""
+    return os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC, dir_fd=directory.fd)
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def make_directories(directory: Path, root: Path | None = None) -> None:
+    """Create the directory `directory` and its missing parents, under the root rule: each
+    is made relative to its parent opened as `open_directory` opens it, and opened again
+    with `O_NOFOLLOW` before anything is made inside it. Raises `FixtureError`
+    (`symlink_outside_repo`, `changed_meanwhile`, `io`)."""
+    real = str(resolve_target(directory, root))
+    missing: list[str] = []
+    existing = real
+    while not os.path.isdir(existing):
+        existing, part = os.path.split(existing)
+        if not part:
+            break
+        missing.append(part)
+    with open_directory(existing, root) as opened:
+        fd = os.dup(opened.fd)
+    try:
+        for part in reversed(missing):
+            try:
+                os.mkdir(part, 0o777, dir_fd=fd)
+            except FileExistsError:
+                pass
+            below = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = below
+    except OSError as exc:
+        raise (
+            _walk_failure(exc, real, root)
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR)
+            else FixtureError(f"cannot create its directory: {_reason(exc)}", code="io")
+        ) from None
+    finally:
+        os.close(fd)
+
+
+# --- reads -----------------------------------------------------------------------------
+
+
+def _read_all(fd: int, limit: SizeLimit) -> bytes:
+    """All bytes of the regular file `fd`, just opened, at most `limit.bytes`."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise FixtureError("not a regular file (a directory, pipe, socket or device): not read", code="not_regular")
+    if info.st_size > limit.bytes:
+        raise limit.refusal(info.st_size)
+    chunks: list[bytes] = []
+    remaining = limit.bytes + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    if remaining <= 0:
+        raise limit.refusal(limit.bytes + 1 - remaining, grew=True)
+    return b"".join(chunks)
+
+
+def _reread(fd: int, size_hint: int) -> bytes:
+    """The bytes of the open file `fd` from its start (for comparisons: at most
+    `size_hint + 1` bytes are needed to tell a change)."""
+    chunks: list[bytes] = []
+    offset = 0
+    wanted = size_hint + 1
+    while offset < wanted:
+        chunk = os.pread(fd, min(wanted - offset, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path | None = None) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (default `MAX_FILE_BYTES`).
+
+    With `root`, the root rule holds (`resolve_target`, then the file is opened relative to
+    its directory opened by `open_directory`, never through a symlink swapped in meanwhile).
+
+    Raises `FixtureError`: `io` when it cannot be opened or read (gone, no
+    permission), `not_regular` for a directory, pipe, socket or device (opened
+    without blocking, never read), `too_large` when it holds more than `limit`
+    bytes (decided from its size before reading; a file that grows while it is
+    read is cut off at `limit + 1` bytes and refused the same way), and with `root`
+    `symlink_outside_repo` / `changed_meanwhile` as `open_directory` raises them.
+    """
+    if not isinstance(limit, SizeLimit):
+        limit = SizeLimit(MAX_FILE_BYTES if limit is None else limit)
+    if root is not None:
+        target = resolve_target(path, root)
+        with open_directory(target.parent, root) as directory:
+            try:
+                fd = _open_file(directory, target.name)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    resolve_target(path, root)  # a symlink leading outside now: symlink_outside_repo
+                    raise _changed() from None
+                raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    else:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+        except OSError as exc:
+            raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    try:
+        return _read_all(fd, limit)
+    except OSError as exc:
+        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
+
+
+# --- hard links ------------------------------------------------------------------------
 
 
 class HardLinks:
@@ -206,7 +511,7 @@ class HardLinks:
                 now = os.lstat(name)
             except OSError:
                 continue
-            if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
+            if _same_file(now, info):
                 names.append(name)
         return names
 
@@ -242,6 +547,9 @@ def _entries(root: str, device: int) -> Iterator[os.DirEntry[str]]:
             continue
 
 
+# --- temporary files -------------------------------------------------------------------
+
+
 def _stem(name: str) -> str:
     """`name` cut to `_NAME_BYTES` bytes, for the middle of a temporary name."""
     while len(os.fsencode(name)) > _NAME_BYTES:
@@ -249,38 +557,49 @@ def _stem(name: str) -> str:
     return name
 
 
-def _link_temp(source: str, beside: str) -> str:
-    """A new temporary name beside the path `beside`, hard-linked to the file `source`."""
-    import secrets  # imported only by runs that meet a hard-linked file
+def _temp_name(name: str) -> str:
+    import secrets
 
-    directory, name = os.path.split(beside)
+    return f".{_stem(name)}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+def _link_temp(source: Directory, temp: str, directory: Directory, beside: str) -> str:
+    """A new temporary name in `directory` (beside its entry `beside`), hard-linked to the
+    temporary file `temp` of `source`."""
     while True:
-        link = os.path.join(directory, f".{_stem(name)}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        link = _temp_name(beside)
         try:
-            os.link(source, link)
+            os.link(temp, link, src_dir_fd=source.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
             return link
         except FileExistsError:
             continue
 
 
 def _write_temp(
-    directory: Path, name: str, data: bytes, like: os.stat_result | None, attributes_of: str | None = None
+    directory: Directory, name: str, data: bytes, like: os.stat_result | None, attributes_of: int | None = None
 ) -> str:
-    """A new temporary file in `directory` holding `data`, fsynced, with the mode (and,
-    where allowed, owner) of `like`, and the extended attributes of the file
-    `attributes_of` (see `_copy_attributes`). Raises `OSError`; leaves nothing behind then."""
-    import tempfile  # imported only by runs that write
-
+    """A new temporary file in `directory` (named after `name`) holding `data`, fsynced,
+    with the mode (and, where allowed, owner) of `like`, and the extended attributes of
+    the open file `attributes_of` (see `_copy_attributes`). Returns its name. Raises
+    `OSError`; leaves nothing behind then."""
     fd, tmp = -1, ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{_stem(name)}.", suffix=TEMP_SUFFIX, dir=directory)
+        while True:
+            tmp = _temp_name(name)
+            try:
+                fd = os.open(
+                    tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=directory.fd
+                )
+                break
+            except FileExistsError:
+                continue
         view = memoryview(data)
         while view:
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
         if like is None:
-            os.fchmod(fd, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
+            os.fchmod(fd, 0o666 & ~_umask())  # as open() would create it, not 0600
         else:
             os.fchmod(fd, stat.S_IMODE(like.st_mode))
             if (like.st_uid, like.st_gid) != (os.getuid(), os.getgid()):
@@ -296,14 +615,13 @@ def _write_temp(
     except BaseException:
         if fd >= 0:
             os.close(fd)
-        if tmp:
-            _remove(tmp)
+            _remove(directory, tmp)
         raise
 
 
-def _copy_attributes(source: str, fd: int) -> None:
-    """Give the open file `fd` the extended attributes of `source` (on Linux these carry
-    POSIX ACLs, SELinux labels and `user.*` notes), so the rename does not drop them.
+def _copy_attributes(source: int, fd: int) -> None:
+    """Give the open file `fd` the extended attributes of the open file `source` (on Linux
+    these carry POSIX ACLs, SELinux labels and `user.*` notes), so the rename does not drop them.
 
     Best effort: where the platform or file system has none, or one may not be set by
     this user, the file is written without it, as an editor's save would.
@@ -327,76 +645,56 @@ def _umask() -> int:
     return mask
 
 
-def _remove(path: str) -> None:
+def _remove(directory: Directory, name: str) -> None:
     try:
-        os.unlink(path)
+        os.unlink(name, dir_fd=directory.fd)
     except OSError:
         pass
 
 
-def _remove_all(paths: list[str]) -> None:
-    for path in paths:
-        _remove(path)
+# --- checks ----------------------------------------------------------------------------
 
 
-def sync_directory(directory: Path | str) -> None:
-    """fsync a directory so a rename in it is durable; a file system that cannot sync
-    directories is accepted, any other failure raises `OSError`."""
+def _check_writable_at(directory: Directory, name: str, info: os.stat_result | None) -> None:
     try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in _UNSUPPORTED:
-            raise
-    finally:
-        os.close(fd)
-
-
-def check_writable(target: Path, info: os.stat_result | None = None) -> None:
-    """Refuse (`read_only`) a file without write permission or in a directory without it.
-
-    Mode bits count even for the superuser, who may write anything: a file or
-    directory marked read-only is not written. `info` is the file's stat, if known.
-    Raises `FixtureError` (`read_only`, or `io` when the file cannot be examined).
-    """
-    if info is None:
-        try:
-            info = os.stat(target)
-        except OSError as exc:
-            raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
-    if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
-        raise FixtureError("refused: the file is read-only", code="read_only")
-    directory = target.parent
-    try:
-        mode = os.stat(directory).st_mode
+        if info is None:
+            info = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+        if not info.st_mode & 0o222 or not os.access(name, os.W_OK, dir_fd=directory.fd):
+            raise FixtureError("refused: the file is read-only", code="read_only")
+        mode = os.fstat(directory.fd).st_mode
+        if not mode & 0o222 or not os.access(".", os.W_OK | os.X_OK, dir_fd=directory.fd):
+            raise FixtureError("refused: its directory is read-only", code="read_only")
     except OSError as exc:
         raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
-    if not mode & 0o222 or not os.access(directory, os.W_OK | os.X_OK):
-        raise FixtureError("refused: its directory is read-only", code="read_only")
 
 
-def _still(target: str, original: bytes, data: bytes) -> bool:
-    """Whether `target` must still be written: False when it holds `data` already (this run
-    wrote it through another name: a hard link or a symlink planned beside it). Refuses
-    (`changed_meanwhile`) unless it holds exactly `original` otherwise."""
-    try:
-        with open(target, "rb") as handle:
-            now = handle.read(max(len(original), len(data)) + 1)
-    except FileNotFoundError:
-        raise FixtureError(
-            "refused: the file was removed while it was being migrated; nothing written", code="changed_meanwhile"
-        ) from None
+def _state(now: bytes, original: bytes, data: bytes) -> bool:
+    """Whether a file holding `now` must still be written: False when it holds `data`
+    already (this run wrote it through another name: a hard link or a symlink planned
+    beside it). Refuses (`changed_meanwhile`) unless it holds exactly `original` otherwise."""
     if now == data:
         return False
     if now != original:
-        raise FixtureError(
-            "refused: the file changed while it was being migrated; left as it is now, run again",
-            code="changed_meanwhile",
-        )
+        raise _changed()
     return True
+
+
+def _open_target(directory: Directory, name: str) -> int:
+    """`_open_file`, with the errors of a write: gone (`changed_meanwhile`), a symlink now."""
+    try:
+        return _open_file(directory, name)
+    except FileNotFoundError:
+        raise _removed() from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise FixtureError(
+                "refused: the file was replaced by a symlink while it was being migrated; nothing written",
+                code="changed_meanwhile",
+            ) from None
+        raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
+
+
+# --- writes ----------------------------------------------------------------------------
 
 
 def write_atomic(
@@ -414,11 +712,11 @@ def write_atomic(
     with the mode of `mode_from` if it exists).
 
     See the module docstring for the steps and guarantees. `root` is the repo root
-    (symlinks are followed only inside it; None follows any); `hard_links` finds the
-    names of a hard-linked file (None refuses such a file, as no root can be
-    scanned). `before_swap` is called after the temporary files are ready and just
-    before the last check and the renames (a test hook for concurrent edits). A file
-    that holds `data` already is left as it is.
+    (symlinks are followed only inside it, and the root rule holds at each system call;
+    None follows any); `hard_links` finds the names of a hard-linked file (None refuses
+    such a file, as no root can be scanned). `before_swap` is called after the temporary
+    files are ready and just before the last check and the renames (as the step hook's
+    `before_swap`). A file that holds `data` already is left as it is.
 
     Raises `FixtureError` with code `io` (nothing written, or, when the message
     says "migrated, but", written and not yet durable), `changed_meanwhile`,
@@ -427,19 +725,43 @@ def write_atomic(
     """
     target = resolve_target(path, root)
     if original is None:
-        write_new(target, data, mode_from=mode_from or target)
+        like = None
+        if mode_from is not None:
+            try:
+                like = os.stat(mode_from)
+            except OSError:
+                like = None
+        write_new(target, data, like=like, root=root)
         return
+    with open_directory(target.parent, root) as directory:
+        fd = _open_target(directory, target.name)
+        try:
+            _replace(directory, target, fd, data, original, root, hard_links, before_swap)
+        finally:
+            os.close(fd)
+
+
+def _replace(
+    directory: Directory,
+    target: Path,
+    fd: int,
+    data: bytes,
+    original: bytes,
+    root: Path | None,
+    hard_links: HardLinks | None,
+    before_swap: Callable[[], None] | None,
+) -> None:
+    name = target.name
     try:
-        info = os.stat(target)
-    except FileNotFoundError:
-        raise FixtureError(
-            "refused: the file was removed while it was being migrated; nothing written", code="changed_meanwhile"
-        ) from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _changed()
+        _check_writable_at(directory, name, info)
+        if not _state(_reread(fd, max(len(original), len(data))), original, data):
+            return
     except OSError as exc:
         raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
-    check_writable(target, info)
-    if not _still(str(target), original, data):
-        return
+    _step("opened", str(target))
     names = [str(target)]
     if info.st_nlink > 1:
         if hard_links is None:
@@ -448,107 +770,352 @@ def write_atomic(
                 code="hard_link_outside_repo",
             )
         names = hard_links.names(target, info)
-
-    temps: list[str] = []
-    order: list[tuple[str, str]] = []  # (temporary, name) in rename order: the other names, the file last
+    others: list[Directory] = []
+    temps: list[tuple[Directory, str]] = []  # (directory, temporary name): the file's own first
+    order: list[tuple[Directory, str, str]] = []  # (directory, temporary, name) in rename order, the file last
     done = 0
+    last_fd = -1
     try:
-        temps.append(_write_temp(target.parent, target.name, data, info, attributes_of=str(target)))
-        for other in names[1:]:
-            # Every other name gets a temporary hard link to the same new inode beside it.
-            temps.append(_link_temp(temps[0], other))
-        if before_swap is not None:
-            before_swap()
-        order = list(zip(temps[1:], names[1:], strict=True)) + [(temps[0], names[0])]
-        if not _still(names[0], original, data):
-            _remove_all(temps)  # written meanwhile, through another name, with these very bytes
-            return
-        for other in names[1:]:
-            now = os.lstat(other)
-            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+        try:
+            temps.append((directory, _write_temp(directory, name, data, info, attributes_of=fd)))
+            _step("temp_written", str(target))
+            for other in names[1:]:
+                # Every other name gets a temporary hard link to the same new inode beside it.
+                opened = open_directory(os.path.dirname(other), root)
+                others.append(opened)
+                temps.append((opened, _link_temp(directory, temps[0][1], opened, os.path.basename(other))))
+            if before_swap is not None:
+                before_swap()
+            _step("before_swap", str(target))
+            order = [
+                (place, temp, os.path.basename(other))
+                for (place, temp), other in zip(temps[1:], names[1:], strict=True)
+            ] + [(directory, temps[0][1], name)]
+            new = os.stat(temps[0][1], dir_fd=directory.fd, follow_symlinks=False)
+            for (place, _, other_name), other in zip(order[:-1], names[1:], strict=True):
+                here = os.stat(other_name, dir_fd=place.fd, follow_symlinks=False)
+                if not _same_file(here, info):
+                    raise FixtureError(
+                        f"refused: its hard link {other} changed while it was being migrated; run again",
+                        code="changed_meanwhile",
+                    )
+            # The last checks, nearest the renames: the name still leads to a file holding
+            # the bytes planned from, and each directory is still where the root leads.
+            last_fd = _open_target(directory, name)
+            now = os.fstat(last_fd)
+            if not _state(_reread(last_fd, max(len(original), len(data))), original, data):
+                _remove_temps(temps)  # written meanwhile, through another name, with these very bytes
+                return
+            for place in [directory, *others]:
+                place.verify()
+            for place, temp, other_name in order:
+                os.replace(temp, other_name, src_dir_fd=place.fd, dst_dir_fd=place.fd)
+                done += 1
+        except OSError as exc:
+            _remove_temps([(place, temp) for place, temp, _ in order[done:]] if order else temps)
+            if done:
                 raise FixtureError(
-                    f"refused: its hard link {other} changed while it was being migrated; run again",
-                    code="changed_meanwhile",
-                )
-        for temp, name in order:
-            os.replace(temp, name)
-            done += 1
-    except OSError as exc:
-        _remove_all([temp for temp, _ in order[done:]] if order else temps)
-        if done:
+                    f"cannot write: {_reason(exc)}; {done} of the {len(names)} hard links were migrated, "
+                    "the others are unchanged",
+                    code="io",
+                ) from None
+            raise FixtureError(f"cannot write: {_reason(exc)}; the file is unchanged", code="io") from None
+        except BaseException:
+            _remove_temps([(place, temp) for place, temp, _ in order[done:]] if order else temps)
+            raise
+        _step("after_swap", str(target))
+        try:
+            if len(names) == 1 and _reread(last_fd, len(original)) != original:
+                # Another writer's bytes reached the old file between the last check and the rename.
+                _put_back(directory, name, last_fd, now, new)
+                raise _changed()
+            for place in [directory, *others]:
+                place.sync()
+        except OSError as exc:
             raise FixtureError(
-                f"cannot write: {_reason(exc)}; {done} of the {len(names)} hard links were migrated, "
-                "the others are unchanged",
-                code="io",
+                f"migrated, but the directory could not be synced to disk: {_reason(exc)}", code="io"
             ) from None
-        raise FixtureError(f"cannot write: {_reason(exc)}; the file is unchanged", code="io") from None
-    except BaseException:
-        _remove_all([temp for temp, _ in order[done:]] if order else temps)
-        raise
+    finally:
+        _close(others, last_fd)
+
+
+def _close(directories: list[Directory], fd: int) -> None:
+    for directory in directories:
+        directory.close()
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _remove_temps(temps: list[tuple[Directory, str]]) -> None:
+    for directory, temp in temps:
+        _remove(directory, temp)
+
+
+def _put_back(directory: Directory, name: str, old_fd: int, old: os.stat_result, new: os.stat_result) -> None:
+    """After a rename over `name`, another writer's bytes reached the old file (open as
+    `old_fd`): put its content back under `name`, with its mode, unless `name` is no
+    longer the file this write made (`new`; then a third writer owns it: left alone)."""
+    content = _reread(old_fd, os.fstat(old_fd).st_size)
+    temp = _write_temp(directory, name, content, old, attributes_of=old_fd)
     try:
-        for directory in dict.fromkeys(os.path.dirname(name) for name in names):
-            sync_directory(directory)
-    except OSError as exc:
-        raise FixtureError(
-            f"migrated, but the directory could not be synced to disk: {_reason(exc)}", code="io"
-        ) from None
+        here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+        if _same_file(here, new):
+            os.replace(temp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            directory.sync()
+    finally:
+        _remove(directory, temp)
 
 
-def write_new(path: Path, data: bytes, *, mode_from: Path) -> bool:
+def write_new(
+    path: Path,
+    data: bytes,
+    *,
+    mode_from: Path | None = None,
+    like: os.stat_result | None = None,
+    root: Path | None = None,
+) -> bool:
     """Create the file `path` holding `data`, never replacing an existing one.
 
     The bytes go through a temporary file as in `write_atomic`, then are linked
-    under `path` (`os.link` fails when the name exists, so a file created meanwhile
+    under `path` (`link` fails when the name exists, so a file created meanwhile
     is never clobbered; where hard links are unsupported, an existence check and a
-    rename are used). The new file takes the permission bits of `mode_from`, or
-    where it does not exist those a newly created file gets (0666 less the umask).
+    rename are used), relative to its directory opened under the root rule. The new
+    file takes the permission bits of `like` (or of the file `mode_from`), or where
+    there is none those a newly created file gets (0666 less the umask).
 
     Returns False when `path` exists already holding exactly `data` (a run that was
     interrupted after writing it): nothing is written. Raises `FixtureError` with
-    code `exists` when it holds anything else, `io` on I/O failure; no temporary
-    file stays.
+    code `exists` when it holds anything else, `io` on I/O failure, and the root
+    rule's codes; no temporary file stays.
     """
-    directory = path.parent
-    try:
-        like: os.stat_result | None = os.stat(mode_from)
-    except OSError:
-        like = None
-    if os.path.lexists(path):
-        return _existing(path, data)
-    try:
-        tmp = _write_temp(directory, path.name, data, like)
-    except OSError as exc:
-        raise FixtureError(f"cannot write {path.name}: {_reason(exc)}; nothing written", code="io") from None
-    try:
+    target = resolve_target(path, root)
+    if like is None and mode_from is not None:
         try:
-            os.link(tmp, path)
+            like = os.stat(mode_from)
+        except OSError:
+            like = None
+    with open_directory(target.parent, root) as directory:
+        return _create(directory, target.name, data, like)
+
+
+def _create(directory: Directory, name: str, data: bytes, like: os.stat_result | None) -> bool:
+    if _lexists(directory, name):
+        return _existing(directory, name, data)
+    try:
+        tmp = _write_temp(directory, name, data, like)
+    except OSError as exc:
+        raise FixtureError(f"cannot write {name}: {_reason(exc)}; nothing written", code="io") from None
+    try:
+        _step("temp_written", os.path.join(directory.path, name))
+        directory.verify()
+        try:
+            os.link(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
         except FileExistsError:
-            return _existing(path, data)
+            return _existing(directory, name, data)
         except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
                 raise
-            if os.path.lexists(path):
-                return _existing(path, data)
-            os.replace(tmp, path)
-        sync_directory(directory)
+            if _lexists(directory, name):
+                return _existing(directory, name, data)
+            os.replace(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        directory.sync()
         return True
     except OSError as exc:
-        raise FixtureError(f"cannot write {path.name}: {_reason(exc)}; nothing written", code="io") from None
+        raise FixtureError(f"cannot write {name}: {_reason(exc)}; nothing written", code="io") from None
     finally:
-        _remove(tmp)
+        _remove(directory, tmp)
 
 
-def check_new(path: Path, data: bytes) -> None:
+def _lexists(directory: Directory, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def check_new(path: Path, data: bytes, *, root: Path | None = None) -> None:
     """Raise `FixtureError` (`exists`) when `write_new(path, data)` would refuse: `path` exists
     holding anything but exactly `data`. For planning, before anything is written."""
-    if os.path.lexists(path):
-        _existing(path, data)
-
-
-def _existing(path: Path, data: bytes) -> bool:
+    target = resolve_target(path, root)
     try:
-        if stat.S_ISREG(os.lstat(path).st_mode) and read_fixture(path, limit=len(data)) == data:
-            return False
-    except (OSError, FixtureError):
+        directory = open_directory(target.parent, root)
+    except FixtureError:
+        return  # the directory itself is gone or swapped: the write will say so
+    with directory:
+        if _lexists(directory, target.name):
+            _existing(directory, target.name, data)
+
+
+def _existing(directory: Directory, name: str, data: bytes) -> bool:
+    try:
+        fd = _open_file(directory, name)
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode) and _reread(fd, len(data)) == data:
+                return False
+        finally:
+            os.close(fd)
+    except OSError:
         pass
-    raise FixtureError(f"refused: {path.name} already exists beside it", code="exists")
+    raise FixtureError(f"refused: {name} already exists beside it", code="exists")
+
+
+def write_file(path: Path, data: bytes, *, root: Path | None = None) -> None:
+    """Replace (or create) the file `path` with `data` whatever it holds now: for files the
+    tool owns, such as a cache, never for fixtures (those go through `write_atomic`, which
+    keeps another writer's bytes). Atomic (a temporary file renamed over it) and under the
+    root rule like every write here (a symlink is followed only inside the root). Raises
+    `FixtureError` (`io`, and the root rule's codes)."""
+    target = resolve_target(path, root)
+    with open_directory(target.parent, root) as directory:
+        temp = ""
+        try:
+            temp = _write_temp(directory, target.name, data, None)
+            _step("temp_written", str(target))
+            directory.verify()
+            os.replace(temp, target.name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            temp = ""
+            directory.sync()
+        except OSError as exc:
+            raise FixtureError(f"cannot write {target.name}: {_reason(exc)}", code="io") from None
+        finally:
+            if temp:
+                _remove(directory, temp)
+
+
+# --- moves and removals ----------------------------------------------------------------
+
+
+def move_file(source: Path, original: bytes, target: Path, data: bytes, *, root: Path | None = None) -> None:
+    """Replace the file `source` (which held `original`) by the new file `target` holding
+    `data` (a JSON Lines file by its `.json`), never over an existing file.
+
+    `target` is created as `write_new` creates it (with the mode of `source`); an existing
+    `target` holding exactly `data` (an interrupted earlier run) is taken as created.
+    Immediately before `source` is removed it is checked again, and once more through its
+    still-open descriptor right after: if it changed (an appended line, say), it is kept
+    (or put back, holding the other writer's bytes), the `target` this call created is
+    removed, and `changed_meanwhile` is raised. A `source` that is gone is
+    `changed_meanwhile` too. Raises `FixtureError` as `write_atomic` does.
+    """
+    real_source = resolve_target(source, root)
+    with open_directory(real_source.parent, root) as directory:
+        name = real_source.name
+        fd = _open_target(directory, name)
+        try:
+            _move(directory, name, fd, original, target, data, root)
+        finally:
+            os.close(fd)
+
+
+def _move(
+    directory: Directory, name: str, fd: int, original: bytes, target: Path, data: bytes, root: Path | None
+) -> None:
+    try:
+        info = os.fstat(fd)
+        _check_writable_at(directory, name, info)
+        if not stat.S_ISREG(info.st_mode) or _reread(fd, len(original)) != original:
+            raise _changed()
+    except OSError as exc:
+        raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
+    _step("opened", os.path.join(directory.path, name))
+    real_target = resolve_target(target, root)
+    with open_directory(real_target.parent, root) as target_directory:
+        created = _create(target_directory, real_target.name, data, info)
+
+        def undo(error: FixtureError) -> FixtureError:
+            # The file this move created goes again, from the directory it was made in.
+            if created:
+                _remove_if(target_directory, real_target.name, data)
+            return error
+
+        _unlink_source(directory, name, fd, info, original, target, undo)
+
+
+def _unlink_source(
+    directory: Directory,
+    name: str,
+    fd: int,
+    info: os.stat_result,
+    original: bytes,
+    target: Path,
+    undo: Callable[[FixtureError], FixtureError],
+) -> None:
+    """The second half of a move: remove the source `name` (open as `fd`, stat `info`) if it
+    still holds `original`, and check it once more after; `undo` removes the new file."""
+    _step("before_unlink", os.path.join(directory.path, name))
+    try:
+        try:
+            here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            raise undo(_removed()) from None
+        if not _same_file(here, info) or _reread(fd, len(original)) != original:
+            raise undo(_changed())
+        try:
+            directory.verify()
+        except FixtureError as error:
+            raise undo(error) from None
+        os.unlink(name, dir_fd=directory.fd)
+        _step("after_unlink", os.path.join(directory.path, name))
+        if _reread(fd, len(original)) != original:
+            # Written to between the last check and the removal: its bytes are put back.
+            content = _reread(fd, os.fstat(fd).st_size)
+            try:
+                _create(directory, name, content, info)
+            except FixtureError:
+                kept = _write_temp(directory, name, content, info)
+                raise undo(
+                    FixtureError(
+                        f"refused: the file changed while it was being migrated and a new {name} appeared; "
+                        f"its content is kept in {kept}",
+                        code="changed_meanwhile",
+                    )
+                ) from None
+            raise undo(_changed())
+        directory.sync()
+    except OSError as exc:
+        raise FixtureError(f"wrote {target.name} but cannot remove the original: {_reason(exc)}", code="io") from None
+
+
+def remove_file(path: Path, original: bytes, *, root: Path | None = None) -> bool:
+    """Remove the file `path` if it holds exactly `original` (checked through the open file
+    just before the removal, relative to its directory opened under the root rule).
+
+    Returns False when it is gone already. Raises `FixtureError`: `changed_meanwhile`
+    when it holds anything else (it is kept), `io`, and the root rule's codes.
+    """
+    real = resolve_target(path, root)
+    with open_directory(real.parent, root) as directory:
+        return _remove_if(directory, real.name, original, verify=True)
+
+
+def _remove_if(directory: Directory, name: str, original: bytes, *, verify: bool = False) -> bool:
+    """`remove_file` for the entry `name` of an open directory; with `verify`, the directory
+    must still be where it was opened (`Directory.verify`). Without, it is a file this
+    process just made that is removed again, wherever its directory has gone."""
+    try:
+        fd = _open_file(directory, name)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise FixtureError(f"cannot remove {name}: {_reason(exc)}", code="io") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or _reread(fd, len(original)) != original:
+            raise _changed()
+        if not _same_file(os.stat(name, dir_fd=directory.fd, follow_symlinks=False), info):
+            raise _changed()
+        if verify:
+            directory.verify()
+        os.unlink(name, dir_fd=directory.fd)
+        directory.sync()
+        return True
+    except OSError as exc:
+        raise FixtureError(f"cannot remove {name}: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)

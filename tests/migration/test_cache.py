@@ -189,7 +189,7 @@ def test_other_settings_use_another_cache_file(tree, monkeypatch, capsys):
 
 def test_a_changed_tool_uses_another_cache_file(tree, monkeypatch, capsys):
     check(tree, monkeypatch, capsys)
-    monkeypatch.setattr(cache_module, "__version__", "999.0")
+    monkeypatch.setattr(cache_module, "_tool_fingerprint", lambda: ["another build"])
     check(tree, monkeypatch, capsys)
     assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
 

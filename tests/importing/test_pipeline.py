@@ -368,7 +368,7 @@ def test_an_import_that_would_not_validate_is_refused(capsys, tmp_path):
     assert code == 2 and "s.jsonl:2: error: the imported case" in err and "[missing_input]" in err
 
 
-# --- import fixture_migrate.adapters never claim a file in `migrate` ------------------------------------------
+# --- import adapters never claim a file in `migrate` ------------------------------------------
 
 
 def test_external_formats_are_left_alone_by_migrate():

@@ -9,6 +9,18 @@ from tests.runner import run_cli, run_process
 
 SUBCOMMANDS = ("migrate", "normalize", "validate", "detect", "adapters", "schema")
 
+# typer finds the user's shell for `--show-completion` / `--install-completion` by walking
+# the process tree (shellingham); under a scheduler, a container or an IDE there may be no
+# shell ancestor at all. With this variable typer does not look: the options take the shell
+# by name (`--show-completion bash`), so these tests do not depend on who started pytest.
+NO_SHELL_DETECTION = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+
+
+@pytest.fixture(autouse=True)
+def _no_shell_detection(monkeypatch):
+    for name, value in NO_SHELL_DETECTION.items():
+        monkeypatch.setenv(name, value)
+
 
 def test_version(tmp_path, monkeypatch, capsys):
     run = run_cli(["--version"], tmp_path, monkeypatch, capsys)
@@ -31,7 +43,7 @@ def test_top_level_help_offers_completion(tmp_path, monkeypatch, capsys):
 
 
 def test_show_completion_prints_a_bash_script(tmp_path):
-    run = run_process(["--show-completion", "bash"], tmp_path)
+    run = run_process(["--show-completion", "bash"], tmp_path, env=NO_SHELL_DETECTION)
     assert run.code == 0
     assert "_fixture_migrate_completion()" in run.out
     assert run.out.rstrip().endswith("complete -o default -F _fixture_migrate_completion fixture-migrate")

@@ -72,9 +72,11 @@ def test_the_temporary_file_is_fsynced_in_the_same_directory_then_the_directory(
     replaced: list[tuple[str, str]] = []
     real_replace = os.replace
 
-    def replace(src, dst):
-        replaced.append((os.fspath(src), os.fspath(dst)))
-        real_replace(src, dst)
+    def replace(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        # Relative to the directory opened once: the names, and where that directory is.
+        where = os.readlink(f"/proc/self/fd/{dst_dir_fd}") if os.path.exists("/proc/self/fd") else str(repo)
+        replaced.append((os.path.join(where, src), os.path.join(where, dst)))
+        real_replace(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
@@ -293,10 +295,10 @@ def test_no_hard_link_is_ever_half_written(repo, monkeypatch):
     seen: list[bytes] = []
     real_replace = os.replace
 
-    def replace(src, dst):
+    def replace(src, dst, **kwargs):
         # Between any two renames, every name holds a whole file: the old or the new one.
         seen.extend([first.read_bytes(), second.read_bytes()])
-        real_replace(src, dst)
+        real_replace(src, dst, **kwargs)
 
     monkeypatch.setattr(os, "replace", replace)
     write_atomic(first, NEW, original=OLD, root=repo, hard_links=HardLinks(repo))
@@ -386,7 +388,7 @@ def test_a_file_in_a_read_only_directory_is_refused(repo):
 def test_a_read_only_file_system_is_refused(repo, monkeypatch):
     target = repo / "cases.json"
     target.write_bytes(OLD)
-    monkeypatch.setattr(os, "access", lambda path, mode: False)  # what EROFS makes access() say
+    monkeypatch.setattr(os, "access", lambda path, mode, **kwargs: False)  # what EROFS makes access() say
     with pytest.raises(FixtureError) as caught:
         write_atomic(target, NEW, original=OLD, root=repo)
     assert caught.value.code == "read_only"
@@ -428,7 +430,10 @@ def test_write_new_never_clobbers_a_file_created_meanwhile(repo, monkeypatch):
     real_link = os.link
 
     def link(src, dst, **kwargs):
-        Path(dst).write_bytes(theirs)  # someone creates the file between the check and the link
+        # Someone creates the file between the check and the link (in the directory linked in).
+        fd = os.open(dst, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=kwargs.get("dst_dir_fd"))
+        os.write(fd, theirs)
+        os.close(fd)
         real_link(src, dst, **kwargs)
 
     monkeypatch.setattr(os, "link", link)

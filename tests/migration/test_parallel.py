@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fixture_migrate.migration.parallel import ordered_map
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import generate  # noqa: E402
 
 

@@ -260,11 +260,22 @@ def test_validate_reports_duplicate_keys_beside_the_references_errors(capsys, tm
 
 
 def test_validate_reports_non_object_cases(capsys, tmp_path):
+    # Bad input, exit 2, as `normalize` and `migrate` say (README, "Exit codes"); the
+    # reason code is listed with the reference's errors all the same.
     bad = tmp_path / "x.json"
     bad.write_text('{"schema_version": "x.v1", "skill": "s", "cases": [3]}')
-    code, out, _ = run(capsys, "validate", "--no-ref-check", "--output-format", "json", str(bad))
-    assert code == 1
+    code, out, err = run(capsys, "validate", "--no-ref-check", "--output-format", "json", str(bad))
+    assert code == 2
     assert [e["reason_code"] for e in json.loads(out)] == ["case_not_object"]
+    assert "case 1 is not an object [case_not_object]" in err
+
+
+@pytest.mark.parametrize("command", [["validate"], ["normalize"], ["migrate", "--check"]])
+def test_a_non_object_case_is_bad_input_in_every_command(capsys, tmp_path, command):
+    bad = tmp_path / "x.json"
+    bad.write_text('{"schema_version": "prompt-examples/v1", "skill": "s", "examples": ["just a string"]}')
+    code, _, err = run(capsys, *command, "--repo-root", str(tmp_path), str(bad))
+    assert code == 2 and "[case_not_object]" in err, err
 
 
 def test_detect_and_adapters(capsys, tree):
@@ -305,7 +316,7 @@ def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
         "import sys; from fixture_migrate.cli.app import main; code = main(['migrate', '--check', sys.argv[1]]); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 

@@ -1,0 +1,490 @@
+"""The public API's implementation; import it from `fixture_migrate`, never from here.
+
+Each function is a thin shell over the pipelines, as the command line uses them:
+the migration engine (`fixture_migrate.migration`), the read side behind
+`normalize` and `validate` (`fixture_migrate.migration.reader`), the import
+pipeline (`fixture_migrate.importing.pipeline`) and the configuration
+(`fixture_migrate.config`). Errors are raised as `MigrationError`, statuses are
+`Status` members, and nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Union
+
+from fixture_migrate.errors import FixtureError
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+DEFAULT_TEXT_PATH = "fixture.json"
+"""The file name `migrate_text` assumes when none is given: its suffix says JSON."""
+
+
+class Status(StrEnum):
+    """What a migration does to one file.
+
+    A `StrEnum`: each member equals its value (`Status.CHANGED == "changed"`), the word
+    the command line's `--output-format json` prints.
+    """
+
+    CHANGED = "changed"
+    """A migration is planned (or was written)."""
+    UNCHANGED = "unchanged"
+    """A fixture already canonical: its bytes stay."""
+    NOT_FIXTURE = "not_fixture"
+    """No adapter claims the file; it is left alone."""
+    ERROR = "error"
+    """The file cannot be read or migrated; `Plan.error` says why."""
+
+
+class MigrationError(FixtureError):
+    """A file that cannot be read, migrated, normalized, validated or imported.
+
+    `path` names the file (None for text given without one), `line` and `column` are
+    1-based and None where unknown, `code` is the reason code (`invalid_json`,
+    `duplicate_key`, `conservation`, `io`, ...: the codes the command line prints in
+    brackets), `message` one line. `str(error)` reads `path:line:column: message [code]`.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        path: Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(message, code=code, line=line, column=column)
+        self.path = path
+
+    @classmethod
+    def of(cls, error: FixtureError, path: Path | None) -> MigrationError:
+        """`error` as a `MigrationError` about `path` (itself when it is one already)."""
+        if isinstance(error, MigrationError):
+            return error
+        return cls(error.message, code=error.code, path=path, line=error.line, column=error.column)
+
+    def __str__(self) -> str:
+        place = "" if self.path is None else Path(self.path).as_posix()
+        for part in (self.line, self.column):
+            if part is None:
+                break
+            place += f":{part}"
+        text = f"{self.message} [{self.code}]"
+        return f"{place}: {text}" if place else text
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a migration (or an import) does to one file, planned or done.
+
+    `path` is the file; `status` a `Status`; `adapters` the names of the adapters that
+    claim its payloads; `new_path` the name it takes when its syntax must change (a
+    JSON Lines file becomes `<stem>.json`), else None; `old_bytes` and `new_bytes` the
+    file before and after a change (None unless `status` is `CHANGED`); `cases` the
+    number of cases of the migrated file; `line` the first line a change touches;
+    `error` a `MigrationError` when `status` is `ERROR`.
+    """
+
+    path: Path
+    status: Status
+    adapters: tuple[str, ...] = ()
+    new_path: Path | None = None
+    old_bytes: bytes | None = None
+    new_bytes: bytes | None = None
+    cases: int = 0
+    line: int = 1
+    error: MigrationError | None = None
+
+    @property
+    def changed(self) -> bool:
+        """True when the migration changes the file (`status` is `CHANGED`)."""
+        return self.status is Status.CHANGED
+
+    def diff(self, *, repo_root: PathLike | None = None) -> str:
+        """The change as a unified diff (file names relative to `repo_root`, as git writes
+        them), or "" when nothing changes."""
+        if self.old_bytes is None or self.new_bytes is None:
+            return ""
+        from fixture_migrate.migration.diff import render_file_diff
+        from fixture_migrate.migration.paths import diff_name
+
+        root = _root(repo_root, self.path)
+        new_name = None if self.new_path is None else diff_name(self.new_path, root)
+        return render_file_diff(self.old_bytes, self.new_bytes, diff_name(self.path, root), new_name)
+
+
+def _root(repo_root: PathLike | None, near: Path) -> Path:
+    """The repo root: as given, else the nearest directory above `near` holding `.git`."""
+    from fixture_migrate.migration.paths import find_repo_root
+
+    if repo_root is not None:
+        return Path(repo_root).resolve()
+    start = Path(near)
+    return find_repo_root(start if start.is_dir() else start.parent)
+
+
+def _engine(root: Path, skill: str | None) -> Any:
+    from fixture_migrate.migration.engine import Engine, Options
+
+    return Engine(Options(repo_root=root, skill=skill))
+
+
+def _plan(result: Any) -> Plan:
+    error = None if result.error is None else MigrationError.of(result.error, result.path)
+    return Plan(
+        path=result.path,
+        status=Status(result.status),
+        adapters=tuple(result.adapters),
+        new_path=result.new_path,
+        old_bytes=result.old_bytes,
+        new_bytes=result.new_bytes,
+        cases=result.cases,
+        line=result.first_changed_line,
+        error=error,
+    )
+
+
+def migrate_text(
+    text: str | bytes,
+    *,
+    path: PathLike = DEFAULT_TEXT_PATH,
+    repo_root: PathLike | None = None,
+    skill: str | None = None,
+) -> bytes:
+    """The canonical v1 bytes of a fixture given as text (`str`, written as UTF-8) or bytes.
+
+    `path` names the file the text would be (its suffix picks the syntax: `.json`,
+    `.jsonl`, `.yaml`/`.yml`, `.py`; relative to `repo_root`, it gives `source_file` and
+    the `skills/<name>/` skill); `repo_root` defaults to the current directory; `skill`
+    is the skill of a fixture that names none. Text that is canonical already, or not a
+    fixture, comes back as it is. The migration is checked as `fixture-migrate migrate`
+    checks it (every value kept, the reference's view compatible, stable).
+
+    Raises `MigrationError` (with `line`, `column` and `code`) when the text cannot be
+    read or its migration is refused.
+
+    >>> import fixture_migrate
+    >>> legacy = '{"schema_version": "prompt-examples/v1", "skill": "demo", "examples": [{"name": "Says hi", "user_intent": "greet me"}]}'
+    >>> print(fixture_migrate.migrate_text(legacy).decode())
+    {"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "demo", "extensions": {"migrated_from": "prompt-examples/v1"}, "cases": [{"id": "says-hi", "input": "greet me", "extensions": {"name": "Says hi"}}]}
+    >>> fixture_migrate.migrate_text('{"cases": [1,')
+    Traceback (most recent call last):
+      ...
+    fixture_migrate.MigrationError: fixture.json:1:14: invalid JSON: unexpected end of data [invalid_json]
+    """
+    raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    root = Path(os.getcwd() if repo_root is None else repo_root).resolve()
+    name = Path(path)
+    full = name if name.is_absolute() else root / name
+    result = _engine(root, skill).plan_bytes(full, raw)
+    if result.error is not None:
+        raise MigrationError.of(result.error, name)
+    return result.new_bytes if result.status == Status.CHANGED else raw
+
+
+def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
+    """Plan the migration of the file `path` without writing anything.
+
+    `repo_root` defaults to the nearest directory above the file holding `.git` (else
+    the file's directory); `skill` as for `migrate_text`. Errors are not raised: they
+    are in the plan (`status` `Status.ERROR`, `error` a `MigrationError`).
+
+    >>> import fixture_migrate, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "cases.json").write_text('{"schema_version": "prompt-examples/v1", "skill": "demo", "examples": [{"name": "Hi", "user_intent": "greet me"}]}')
+    >>> plan = fixture_migrate.plan_file(folder / "cases.json")
+    >>> plan.status, plan.adapters, plan.cases
+    (<Status.CHANGED: 'changed'>, ('prompt_examples_v1',), 1)
+    >>> print(plan.diff(repo_root=folder), end="")
+    --- a/cases.json
+    +++ b/cases.json
+    @@ -1 +1 @@
+    -{"schema_version": "prompt-examples/v1", "skill": "demo", "examples": [{"name": "Hi", "user_intent": "greet me"}]}
+    \\ No newline at end of file
+    +{"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "demo", "extensions": {"migrated_from": "prompt-examples/v1"}, "cases": [{"id": "hi", "input": "greet me", "extensions": {"name": "Hi"}}]}
+    \\ No newline at end of file
+    >>> fixture_migrate.plan_file(folder / "missing.json").status
+    <Status.ERROR: 'error'>
+    """
+    file = Path(path)
+    return _plan(_engine(_root(repo_root, file), skill).plan(file))
+
+
+def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
+    """Migrate the file `path` in place, as `fixture-migrate migrate PATH` does; returns its `Plan`.
+
+    The new bytes are written atomically, and never over a file changed since it was
+    read; a JSON Lines file becomes `<stem>.json` beside it (`Plan.new_path`). A
+    canonical file or one that is not a fixture is left as it is (`Status.UNCHANGED`,
+    `Status.NOT_FIXTURE`). Arguments as for `plan_file`.
+
+    Raises `MigrationError` when the file cannot be read, its migration is refused, or
+    the write fails; nothing is written then.
+
+    >>> import fixture_migrate, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> file = folder / "cases.json"
+    >>> _ = file.write_text('{"schema_version": "prompt-examples/v1", "skill": "demo", "examples": []}\\n')
+    >>> fixture_migrate.migrate_file(file).status
+    <Status.CHANGED: 'changed'>
+    >>> print(file.read_text(), end="")
+    {"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "demo", "extensions": {"migrated_from": "prompt-examples/v1"}, "cases": []}
+    >>> fixture_migrate.migrate_file(file).status
+    <Status.UNCHANGED: 'unchanged'>
+    """
+    file = Path(path)
+    engine = _engine(_root(repo_root, file), skill)
+    result = engine.plan(file)
+    if result.error is not None:
+        raise MigrationError.of(result.error, file)
+    if result.status == Status.CHANGED:
+        try:
+            engine.apply(result)
+        except FixtureError as error:
+            raise MigrationError.of(error, file) from None
+    return _plan(result)
+
+
+def load(path: PathLike, text: str | bytes | None = None) -> list[Any]:
+    """The payloads of a fixture file in any syntax fixture-migrate reads, as plain data.
+
+    One payload for a JSON file, one per document of a YAML stream, one per fixture a
+    Python module holds (a dict literal, or a case list bound to `CASES`/`FIXTURE`), and
+    a JSON Lines file's lines as one list of cases. `text`, when given, is read instead
+    of the file (the suffix of `path` still picks the syntax). YAML scalars are read as
+    they are written (`1e3`, `0755` stay strings, as in a JSON file).
+
+    Raises `MigrationError` for I/O errors, bad syntax and repeated keys.
+
+    >>> import fixture_migrate
+    >>> fixture_migrate.load("cases.yaml", "skill: demo\\ncases:\\n  - id: a\\n    input: 0755\\n")
+    [{'skill': 'demo', 'cases': [{'id': 'a', 'input': '0755'}]}]
+    """
+    from fixture_migrate.formats import load_document
+    from fixture_migrate.migration.writes import read_fixture
+
+    file = Path(path)
+    try:
+        if text is None:
+            raw = read_fixture(file)
+        else:
+            raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        document = load_document(file, raw)
+    except FixtureError as error:
+        raise MigrationError.of(error, file) from None
+    return [unit.data for unit in document.units]
+
+
+def _is_payload(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _paths(value: PathLike | Iterable[PathLike]) -> list[Path]:
+    if isinstance(value, (str, os.PathLike)):
+        return [Path(value)]
+    return [Path(item) for item in value]
+
+
+def _reader(paths: list[Path], repo_root: PathLike | None, skill: str | None) -> Any:
+    from fixture_migrate.migration.reader import Reader
+
+    return Reader(_engine(_root(repo_root, paths[0] if paths else Path(".")), skill))
+
+
+def _files(paths: list[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
+    from fixture_migrate.migration.walk import iter_files
+
+    return iter_files(paths)
+
+
+def normalize(
+    payload_or_path: Mapping[str, Any] | PathLike,
+    *,
+    source_file: str | None = None,
+    skill: str | None = None,
+    repo_root: PathLike | None = None,
+) -> list[dict[str, Any]]:
+    """The reference normalizer's flat cases of a payload or of a fixture file.
+
+    A payload (a parsed file, a mapping) is normalized as the reference normalizes it;
+    `source_file` is its repo-relative POSIX path (it gives `source_file` and the
+    `skills/<name>/` skill), `skill` the caller's skill for files without one. A path is
+    read in its syntax (a file that is not a fixture gives `[]`); `repo_root` as for
+    `plan_file`. Each case is a dict with the keys the reference writes, in its order
+    (`schema_version`, `skill`, `id`, `input`, `expected_outcome`, ...).
+
+    Raises `MigrationError` when the file cannot be read.
+
+    >>> import fixture_migrate
+    >>> [case] = fixture_migrate.normalize({"skill": "demo", "cases": [{"name": "Says Hi!", "input": "greet me"}]})
+    >>> case["id"], case["input"], case["coverage_basis"], case["extensions"]
+    ('says-hi', 'greet me', 'missing_coverage_tags', {'name': 'Says Hi!'})
+    """
+    from fixture_migrate.contract.normalize import normalize_payload
+
+    if _is_payload(payload_or_path):
+        return normalize_payload(dict(payload_or_path), source_file=source_file, skill=skill)
+    path = Path(payload_or_path)  # type: ignore[arg-type]
+    reader = _reader([path], repo_root, skill)
+    loaded = reader.load(path)
+    if loaded.error is not None:
+        raise MigrationError.of(loaded.error, path)
+    try:
+        return reader.cases(loaded)
+    except FixtureError as error:
+        raise MigrationError.of(error, path) from None
+
+
+def validate(
+    payload_or_paths: Mapping[str, Any] | PathLike | Iterable[PathLike],
+    *,
+    source_file: str | None = None,
+    skill: str | None = None,
+    repo_root: PathLike | None = None,
+    check_refs: bool = True,
+) -> list[dict[str, Any]]:
+    """The validation errors of a payload, or of fixture files, with the reference's reason codes.
+
+    A payload (a mapping) is normalized as by `normalize` and validated; a path, or
+    several (a directory is walked as `fixture-migrate validate` walks it), is read and
+    validated, duplicate case ids counted across all the files. `check_refs` False skips
+    the check that each `source_refs` path exists under `repo_root` (which defaults to
+    the current directory for a payload, as for `plan_file` for files). Each error is
+    `{reason_code, message, skill, id, source_file, ...}`; errors of files also carry
+    `line` and `column` (1-based) of the member concerned, where known.
+
+    Raises `MigrationError` for the first file that cannot be read.
+
+    >>> import fixture_migrate
+    >>> errors = fixture_migrate.validate({"skill": "demo", "cases": [{"id": "a", "input": "hi", "coverage_tags": ["Bad Tag"]}]}, check_refs=False)
+    >>> [error["reason_code"] for error in errors]
+    ['invalid_coverage_tag', 'missing_source_refs']
+    """
+    from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_cases
+
+    if _is_payload(payload_or_paths):
+        root = Path(os.getcwd() if repo_root is None else repo_root).resolve()
+        cases = normalize(payload_or_paths, source_file=source_file, skill=skill)  # type: ignore[arg-type]
+        return validate_cases(cases, RefChecker(root, check_exists=check_refs), CaseIdRegistry())
+    from fixture_migrate.migration.locate import error_place
+    from fixture_migrate.migration.reader import LoadedFile, validation_errors
+
+    paths = _paths(payload_or_paths)  # type: ignore[arg-type]
+    reader = _reader(paths, repo_root, skill)
+    loaded = []
+    for path, problem in _files(paths):
+        item = LoadedFile(path, error=problem) if problem else reader.load(path, last_duplicate_wins=True)
+        if item.error is not None:
+            raise MigrationError.of(item.error, path)
+        loaded.append(item)
+    places: list[Any] = []
+    refs = RefChecker(reader.engine.options.repo_root, check_exists=check_refs)
+    errors, problems = validation_errors(reader, loaded, refs, places=places)
+    for path, problem in problems:
+        if problem.code != "duplicate_key":  # reported among the errors, as the reference's JSON.parse reads it
+            raise MigrationError.of(problem, path)
+    placed = []
+    for error, origin in zip(errors, places, strict=True):
+        where = error_place(origin, error)
+        if where is not None:
+            error = {**error, "line": where[0], "column": where[1]}
+        placed.append(error)
+    return placed
+
+
+def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[Path]:
+    """The files a run over `paths` reads, as `fixture-migrate migrate PATHS` selects them.
+
+    A directory is walked for the suffixes fixture-migrate reads (hidden directories,
+    `node_modules` and virtualenvs skipped, symlinked directories not followed), and the
+    `include`/`exclude` globs of the nearest `[tool.fixture-migrate]` table above
+    `repo_root` (default: the current directory) apply. Whether a file is a fixture is
+    for `plan_file` to say. No path: the current directory.
+
+    >>> import fixture_migrate, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("a.json", "b.yaml", "notes.txt"):
+    ...     _ = (folder / name).write_text("{}")
+    >>> [path.name for path in fixture_migrate.fixture_files(folder, repo_root=folder)]
+    ['a.json', 'b.yaml']
+    """
+    from fixture_migrate.config import iter_selected, resolve
+
+    start = Path(os.getcwd() if repo_root is None else repo_root)
+    params: dict[str, Any] = {"paths": [str(p) for p in paths], "repo_root": repo_root}
+    settings = resolve("migrate", params, (), cwd=start)
+    return [path for path, error in iter_selected(settings.paths, settings.options) if error is None]
+
+
+def import_file(
+    sources: PathLike | Iterable[PathLike],
+    dest: PathLike,
+    *,
+    fmt: str = "auto",
+    repo_root: PathLike | None = None,
+    skill: str | None = None,
+    write: bool = True,
+) -> Plan:
+    """Import files written for another eval tool into the canonical file `dest`.
+
+    `sources` are one path or several (an OpenAI Evals samples file and its registry
+    YAML, say); `fmt` is "auto" (detected from the content) or a format name
+    (`openai_evals`, `promptfoo`, `inspect_ai`, `skill_creator`, `deepeval`,
+    `langsmith`, a plugin's); `skill` the skill of the new file; `repo_root` as for
+    `plan_file` (from `dest`). With `write` False nothing is written. Returns a `Plan`
+    for `dest`: `CHANGED` with `new_bytes` when the import writes (or would write) it,
+    `UNCHANGED` when `dest` holds the same data already.
+
+    Raises `MigrationError` when a source cannot be read, no format (or more than one)
+    claims it, or the result would lose a value or not validate.
+
+    >>> import fixture_migrate, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "samples.jsonl").write_text('{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}\\n')
+    >>> plan = fixture_migrate.import_file(folder / "samples.jsonl", folder / "imported.json", skill="math", repo_root=folder)
+    >>> plan.status, plan.adapters, plan.cases
+    (<Status.CHANGED: 'changed'>, ('openai_evals',), 1)
+    >>> fixture_migrate.load(folder / "imported.json")[0]["cases"][0]["input"]
+    '2+2?'
+    """
+    from fixture_migrate.importing.pipeline import ImportFailed, ImportRequest, plan_import
+    from fixture_migrate.migration.writes import write_atomic
+
+    paths = _paths(sources)
+    target = Path(dest)
+    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
+    request = ImportRequest(sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill)
+    try:
+        planned = plan_import(request)
+    except ImportFailed as failure:
+        where, error = failure.errors[0]
+        raise MigrationError.of(error, Path(where)) from None
+    status = Status.CHANGED if planned.changed else Status.UNCHANGED
+    if planned.changed and write:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target)
+        except FixtureError as error:
+            raise MigrationError.of(error, target) from None
+        except OSError as error:
+            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+    return Plan(
+        path=target,
+        status=status,
+        adapters=(planned.adapter.name,),
+        old_bytes=planned.old_bytes if planned.changed else None,
+        new_bytes=planned.new_bytes if planned.changed else None,
+        cases=planned.cases,
+    )
+
+
+# The public classes print under the name users import them by (`fixture_migrate.Status`).
+for _public in (Status, MigrationError, Plan):
+    _public.__module__ = "fixture_migrate"

@@ -1,0 +1,107 @@
+"""`fixture_migrate.migration.engine`: plan, check, apply; one file's failure is that file's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixture_migrate.adapting.protocol import FamilyAdapter
+from fixture_migrate.adapting.registry import Registry
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.target import Obj, Src, Val
+from fixture_migrate.migration import engine as engine_module
+from fixture_migrate.migration.engine import Engine, Options, first_changed_line, unexpected
+
+LEGACY = b'{"schema_version": "prompt-examples/v1", "skill": "demo", "examples": [{"name": "A", "user_intent": "x"}]}\n'
+CANONICAL = b'{"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "demo", "cases": [{"id": "a", "input": "x"}]}\n'
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return Engine(Options(repo_root=tmp_path))
+
+
+def test_statuses(engine: Engine, tmp_path: Path):
+    path = tmp_path / "a.json"
+    changed = engine.plan_bytes(path, LEGACY)
+    assert (changed.status, changed.adapters, changed.cases) == ("changed", ["prompt_examples_v1"], 1)
+    assert changed.to_extensions == {"prompt_examples_v1": 2}  # `name`, and the legacy version as migrated_from
+    assert engine.plan_bytes(path, CANONICAL).status == "unchanged"
+    assert engine.plan_bytes(path, b'{"name": "x"}').status == "not_fixture"
+    broken = engine.plan_bytes(path, b"{")
+    assert broken.status == "error" and broken.error.code == "invalid_json"
+
+
+def test_plan_reads_and_apply_writes(engine: Engine, tmp_path: Path):
+    path = tmp_path / "a.json"
+    path.write_bytes(LEGACY)
+    result = engine.plan(path)
+    assert path.read_bytes() == LEGACY
+    engine.apply(result)
+    assert path.read_bytes() == result.new_bytes
+    assert engine.plan(path).status == "unchanged"
+
+
+def test_apply_refuses_a_file_changed_since_it_was_planned(engine: Engine, tmp_path: Path):
+    path = tmp_path / "a.json"
+    path.write_bytes(LEGACY)
+    result = engine.plan(path)
+    path.write_bytes(LEGACY + b"\n")
+    with pytest.raises(FixtureError) as caught:
+        engine.apply(result)
+    assert caught.value.code == "changed_meanwhile"
+    assert path.read_bytes() == LEGACY + b"\n"
+
+
+def test_a_jsonl_file_is_planned_under_its_new_name(engine: Engine, tmp_path: Path):
+    path = tmp_path / "out.jsonl"
+    result = engine.plan_bytes(path, b'{"id": "a", "prompt": "p", "baseline_output": "b", "with_skill_output": "w"}\n')
+    assert result.status == "changed" and result.new_path == tmp_path / "out.json"
+
+
+class _Lossy:
+    """An adapter whose migration drops a value: the engine must refuse it."""
+
+    name, kind, summary = "lossy", "family", "drops the skill"
+
+    def claims(self, unit):
+        return isinstance(unit.data, dict) and unit.data.get("schema_version") == "lossy/v1"
+
+    def to_canonical(self, unit, context):
+        return Obj([("schema_version", Val("spec-first.workflow-eval-fixtures.v1")), ("cases", Src(("cases",)))])
+
+
+def test_a_migration_that_loses_a_value_is_refused(tmp_path: Path):
+    engine = Engine(Options(repo_root=tmp_path), Registry([_Lossy()]))
+    result = engine.plan_bytes(tmp_path / "a.json", b'{"schema_version": "lossy/v1", "owner": "me", "cases": []}')
+    assert result.status == "error"
+    assert result.error.code == "conservation"
+    assert "'lossy/v1'" in result.error.message or "'me'" in result.error.message
+
+
+def test_a_bug_in_an_adapter_is_an_internal_error_of_that_file(tmp_path: Path, monkeypatch):
+    family = FamilyAdapter(name="f", schema_version="f/v1", summary="f")
+    engine = Engine(Options(repo_root=tmp_path), Registry([family]))
+    monkeypatch.setattr(engine_module, "load_document", lambda *a, **k: (_ for _ in ()).throw(KeyError("boom")))
+    result = engine.plan_bytes(tmp_path / "a.json", b"{}")
+    assert result.status == "error" and result.error.code == "internal"
+    assert "KeyError" in result.error.message
+
+
+def test_unexpected():
+    assert unexpected(RecursionError()).code == "too_deep"
+    assert unexpected(ValueError("use sys.set_int_max_str_digits()")).code == "integer_too_long"
+    assert unexpected(ZeroDivisionError("x")).code == "internal"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [(b"a\nb\nc\n", b"a\nB\nc\n", 2), (b"a\n", b"b\n", 1), (b"a\nb", b"a\nb\nc", 2), (b"same", b"same", 1)],
+)
+def test_first_changed_line(old, new, line):
+    assert first_changed_line(old, new) == line
+
+
+def test_options_context_infers_nothing_itself(tmp_path: Path):
+    context = Options(repo_root=tmp_path, skill="given").context(tmp_path / "skills" / "x" / "evals" / "a.json")
+    assert (context.source_file, context.skill) == ("skills/x/evals/a.json", "given")

@@ -1,0 +1,51 @@
+"""Per-syntax size limits: a fixture over its syntax's limit is refused before any of it is
+read, with a message that names the limit and how to raise it; the limit can be raised."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from fixture_migrate.cli.app import main
+from fixture_migrate.formats import SIZE_LIMITS, max_bytes, size_variable
+from fixture_migrate.migration import writes
+
+PYTHON_CASE = "    {'name': 'x', 'user_intent': 'y', 'expected': 'z'},\n"
+
+
+def big_python(size: int) -> str:
+    return "CASES = [\n" + PYTHON_CASE * (size // len(PYTHON_CASE) + 1) + "]\n"
+
+
+@pytest.mark.parametrize("command", [["migrate", "--check"], ["normalize"], ["validate"], ["detect"]])
+def test_a_python_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, monkeypatch, command):
+    module = tmp_path / "cases.py"
+    module.write_text(big_python(SIZE_LIMITS["python"] + 1))
+    monkeypatch.setattr(os, "read", lambda *a: pytest.fail("a file over the limit was read"))
+    code = main([*command, "--repo-root", str(tmp_path), str(module)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "over the 524,288-byte limit (512 KiB): not read; the limit of Python fixtures" in err
+    assert "raise the limit with FIXTURE_MIGRATE_MAX_PYTHON_BYTES=BYTES [too_large]" in err
+
+
+def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
+    module = tmp_path / "cases.py"
+    module.write_text(big_python(SIZE_LIMITS["python"] + 1))
+    monkeypatch.setenv(size_variable("python"), "1MiB")
+    assert main(["migrate", "--check", "-q", "--repo-root", str(tmp_path), str(module)]) == 1
+
+
+@pytest.mark.parametrize(
+    "value, expected", [("2097152", 2 << 20), ("64KiB", 64 << 10), ("3 MiB", 3 << 20), ("lots", 2 << 20), ("", 2 << 20)]
+)
+def test_limit_values(monkeypatch, value, expected):
+    monkeypatch.setenv("FIXTURE_MIGRATE_MAX_YAML_BYTES", value)
+    assert max_bytes("yaml", writes.MAX_FILE_BYTES) == expected
+
+
+def test_json_keeps_the_read_limit_unless_its_variable_says(monkeypatch):
+    assert writes.limit_for("a.json").bytes == writes.MAX_FILE_BYTES == 16 << 20
+    monkeypatch.setenv("FIXTURE_MIGRATE_MAX_JSON_BYTES", "1KiB")
+    assert writes.limit_for("a.json").bytes == 1024
+    assert writes.limit_for("a.csv").bytes == writes.MAX_FILE_BYTES
