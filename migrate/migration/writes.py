@@ -189,16 +189,28 @@ def limit_for(path: Path | str) -> SizeLimit:
     """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
     `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
     message that names it and how to raise it."""
-    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable, syntax_of
+    from fixture_migrate.formats import SYNTAX_BY_SUFFIX, size_variable
 
-    syntax = syntax_of(Path(path))
+    # The suffix as `Path.suffix` gives it, without a Path per file (asked for every read).
+    name = os.fspath(path).rstrip(os.sep).rpartition(os.sep)[2]
+    dot = name.rfind(".")
+    syntax = SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
     if syntax is None:
         return SizeLimit(MAX_FILE_BYTES)
+    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES)
+
+
+@functools.lru_cache(maxsize=32)
+def _limit(syntax: str, setting: str | None, default: int) -> SizeLimit:
+    """`limit_for` a syntax, once per value of its environment variable (`setting`) and
+    of the default limit."""
+    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable
+
     how = (
         f"the limit of {SYNTAX_NAMES[syntax]} fixtures, which take about {MEMORY_PER_MIB[syntax]:,} MiB of "
         f"memory per MiB to migrate; split the file, or raise the limit with {size_variable(syntax)}=BYTES"
     )
-    return SizeLimit(max_bytes(syntax, MAX_FILE_BYTES), how)
+    return SizeLimit(max_bytes(syntax, default), how)
 
 
 # --- the root rule ---------------------------------------------------------------------
