@@ -143,7 +143,15 @@ def normalize_payload(
         if value is None:
             return []
         if value.__class__ is list:
-            return [item for item in value if text(item)]
+            return [
+                item
+                for item in value
+                if (
+                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
+                    if item.__class__ is str
+                    else is_text(item)
+                )
+            ]
         return [value] if text(value) else []
 
     copy_set = _COPY_KEYS
@@ -197,8 +205,8 @@ def normalize_payload(
         if len(forbidden) > 1:
             forbidden = list(dict.fromkeys(forbidden))
         own = get("extensions")
-        if own.__class__ is dict:
-            extensions = dict(own)
+        if own is None or own.__class__ is dict:
+            extensions = {} if own is None else dict(own)
             if not copy_set.isdisjoint(entry):
                 for key in c.EXTENSION_COPY_KEYS:
                     if key in entry:

@@ -54,6 +54,19 @@ class RefChecker:
         self.check_exists = check_exists
         self._real_root: str | None = None
         self._cache: dict[str, tuple[bool, bool]] = {}
+        self._problems: dict[tuple[str, bool], list[tuple[str, str]]] = {}
+
+    def problems(self, source_ref: Any, source_authority: bool) -> list[tuple[str, str]]:
+        """`(reason code, message)` of each error the `source_refs` entry `source_ref` makes
+        (`source_authority`: the case's authority is `source`), cached per run: most cases
+        of a file inherit the same refs."""
+        if source_ref.__class__ is not str:
+            return _ref_problems(source_ref, source_authority, self)
+        key = (source_ref, source_authority)
+        found = self._problems.get(key)
+        if found is None:
+            found = self._problems[key] = _ref_problems(source_ref, source_authority, self)
+        return found
 
     def lookup(self, path: str) -> tuple[bool, bool]:
         """`(escapes, exists)` for a repo-relative POSIX `path`.
@@ -124,32 +137,39 @@ def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[
     source_refs = entry.get("source_refs")
     if not isinstance(source_refs, list):
         return
+    source_authority = entry.get("source_ref_authority") == "source"
     for source_ref in source_refs:
-        if not c.is_non_empty_string(source_ref):
-            errors.append(make_error(c.INVALID_SOURCE_REF, entry, "source_ref must be a non-empty string"))
-            continue
-        source_path = source_ref.split("#")[0]
-        if (
-            not source_path
-            or source_path.startswith(("http://", "https://"))
-            or source_path.startswith("/")
-            or "\\" in source_path
-        ):
-            message = f"source_ref must be repo-relative POSIX path: {source_ref}"
-            errors.append(make_error(c.INVALID_SOURCE_REF, entry, message))
-            continue
-        escapes, exists = refs.lookup(source_path)
-        if entry.get("source_ref_authority") == "source":
-            for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES if source_path.startswith(_PREFIXES) else ():
-                if source_path.startswith(prefix):
-                    message = f"source_ref requires historical/advisory authority: {source_ref}"
-                    errors.append(make_error(c.SOURCE_REF_NOT_SOURCE_AUTHORITY, entry, message))
-            if refs.check_exists and not exists:
-                message = f"source_ref path does not exist: {source_ref}"
-                errors.append(make_error(c.SOURCE_REF_MISSING, entry, message))
-        if escapes:
-            message = f"source_ref leaves the repo root and is not looked up: {source_ref}"
-            errors.append(make_error(c.SOURCE_REF_OUTSIDE_REPO, entry, message))
+        for code, message in refs.problems(source_ref, source_authority):
+            errors.append(make_error(code, entry, message))
+
+
+def _ref_problems(source_ref: Any, source_authority: bool, refs: RefChecker) -> list[tuple[str, str]]:
+    """`(reason code, message)` of each error one `source_refs` entry makes, in the
+    reference's order; `source_authority` whether the case's authority is `source`."""
+    if not c.is_non_empty_string(source_ref):
+        return [(c.INVALID_SOURCE_REF, "source_ref must be a non-empty string")]
+    source_path = source_ref.split("#")[0]
+    if (
+        not source_path
+        or source_path.startswith(("http://", "https://"))
+        or source_path.startswith("/")
+        or "\\" in source_path
+    ):
+        return [(c.INVALID_SOURCE_REF, f"source_ref must be repo-relative POSIX path: {source_ref}")]
+    problems = []
+    escapes, exists = refs.lookup(source_path)
+    if source_authority:
+        for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES if source_path.startswith(_PREFIXES) else ():
+            if source_path.startswith(prefix):
+                message = f"source_ref requires historical/advisory authority: {source_ref}"
+                problems.append((c.SOURCE_REF_NOT_SOURCE_AUTHORITY, message))
+        if refs.check_exists and not exists:
+            problems.append((c.SOURCE_REF_MISSING, f"source_ref path does not exist: {source_ref}"))
+    if escapes:
+        problems.append(
+            (c.SOURCE_REF_OUTSIDE_REPO, f"source_ref leaves the repo root and is not looked up: {source_ref}")
+        )
+    return problems
 
 
 def _text(value: Any) -> bool:
