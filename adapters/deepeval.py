@@ -5,7 +5,7 @@ Keys are DeepEval's snake_case names; the camelCase names its models also
 serialize (`expectedOutput`, `retrievalContext`, ...) are read the same way and
 written under their snake_case names, with `key_style: "camel"` recorded.
 
-- `input`: `input`; for a multi-turn golden (`scenario` set), `scenario` (what the
+- `input`: `input` (`query` in files that name it so: `input_key` records it); for a multi-turn golden (`scenario` set), `scenario` (what the
   simulated user tries to do). The turns stay in `extensions.deepeval.turns`.
 - `expected_outcome`: single-turn, `expected_output`, or an object
   `{expected_output, expected_tools}` when expected tools are given; multi-turn,
@@ -22,6 +22,17 @@ written under their snake_case names, with `key_style: "camel"` recorded.
   `custom_column_key_values`, `comments`, `name`, `source_file`,
   `user_description`, `turns`, unknown keys). `turns` stored as a JSON string is
   parsed; the string stays under `extensions.deepeval.original`.
+
+A JSON object holding the goldens under `goldens` (or under its only member that is a
+list of goldens) beside other members is read too; the other members stay at file
+level under `extensions.deepeval.files[<source ref>]`.
+
+**Export** (`--to deepeval`, JSON, JSON Lines or CSV as DeepEval's loaders read them): an
+imported golden comes back as it was read (CSV cells as their text when DEST is CSV,
+parsed when it is not; camelCase keys when it had them); a native case becomes
+`{input, expected_output, comments, additional_metadata}`: the outcome as text (an
+array or object as JSON text, a loss), `boundary_note` as `comments`, the other
+canonical members under `additional_metadata.fixture_migrate`.
 
 CSV (DeepEval's loader defaults): `context` and `retrieval_context` are split on
 `|`; `tools_called` and `expected_tools` hold JSON, or `;`-separated tool names;
@@ -40,13 +51,21 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    META_KEY,
+    METADATA,
+    TEXT,
     Draft,
+    ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
+    extension,
+    fixture_metadata,
+    origin_syntax,
+    outcome_text,
     outcome_value,
     record_error,
     require_object,
@@ -85,7 +104,20 @@ def _is_golden(record: Any) -> bool:
     snake, _ = _snake(record)
     if c.is_non_empty_string(snake.get("scenario")) and "turns" in snake:
         return True
-    return "input" in snake and any(key in snake for key in SINGLE_TURN_MARKS)
+    return ("input" in snake or "query" in snake) and any(key in snake for key in SINGLE_TURN_MARKS)
+
+
+def _golden_list(data: Any) -> tuple[str, list[Any]] | None:
+    """The member of a JSON object that holds its goldens (`goldens`, else the only member
+    whose value is a non-empty list of goldens), with that list."""
+    if not isinstance(data, dict):
+        return None
+    lists = [(key, value) for key, value in data.items() if isinstance(value, list) and value]
+    found = [(key, value) for key, value in lists if all(_is_golden(item) for item in value)]
+    named = [item for item in found if item[0] == "goldens"]
+    if named:
+        return named[0]
+    return found[0] if len(found) == 1 else None
 
 
 class DeepEvalAdapter(ExternalAdapter):
@@ -93,8 +125,19 @@ class DeepEvalAdapter(ExternalAdapter):
     format = "deepeval"
     tag = "deepeval"
     namespace = "deepeval"
-    summary = "DeepEval goldens, single- and multi-turn (JSON, JSONL or CSV): import only"
+    summary = "DeepEval goldens, single- and multi-turn (JSON, JSONL or CSV): import and export"
     id_rule = "slug of name, else golden-<sha256 of {input or scenario, expected_output or expected_outcome}>"
+
+    export_syntaxes = ("json", "jsonl", "csv")
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return record_of(case, context)
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return map_case(case, context)
+
+    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
+        return export_document(records, context)
 
     def name_hint(self, path: Any) -> bool:
         return "golden" in path.name.lower()
@@ -107,18 +150,33 @@ class DeepEvalAdapter(ExternalAdapter):
             if {"scenario", "turns"} <= columns:
                 return Sniff("cases", "CSV conversational goldens")
             return None
+        if source.syntax in ("json", "yaml") and _golden_list(source.data) is not None:
+            return Sniff("cases", "goldens in an object with other members")
         return sniff_records(source, _is_golden, "goldens", "is not a golden (input, or scenario and turns)")
 
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         drafts = []
         for source in sources:
+            at: tuple[str, ...] = ()
             if not isinstance(source.data, list):
-                raise source.error("DeepEval goldens are a list (JSON array, JSON Lines or CSV)", "not_a_list")
-            for record in source.records():
-                drafts.append(self._draft(record, csv=source.syntax == "csv", job=job))
+                found = _golden_list(source.data)
+                if found is None:
+                    raise source.error(
+                        "DeepEval goldens are a list (JSON array, JSON Lines or CSV), or an object with a `goldens` list",
+                        "not_a_list",
+                    )
+                at = (found[0],)
+                rest = {key: value for key, value in source.data.items() if key != found[0]}
+                job.extensions.setdefault("files", {})[source.ref] = {"list_key": found[0], "members": rest}
+                job.note(f"mapped: {source.path}: goldens read from `{found[0]}`; the other members kept at file level")
+            made = [self._draft(record, csv=source.syntax == "csv", job=job) for record in source.records(at)]
+            queries = sum(1 for d in made if d.extensions.get("input_key") == "query")
+            if queries:
+                job.note(f"mapped: {source.path}: {queries} golden(s) name the input `query`; read as `input`")
+            drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool, job: Job) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool, job: Job) -> Draft:
         golden, camel = _snake(require_object(record))
         original: dict[str, Any] = {}
         if csv:
@@ -139,6 +197,9 @@ class DeepEvalAdapter(ExternalAdapter):
             text_key, outcome_key = "scenario", "expected_outcome"
         else:
             text_key, outcome_key = "input", "expected_output"
+            if "input" not in golden and "query" in golden:
+                text_key = "query"  # some hand-written goldens name the input `query`
+                extensions["input_key"] = "query"
         if text_key not in golden:
             raise record_error(record, f"has no `{text_key}`")
         raw_text = golden[text_key]
@@ -233,3 +294,74 @@ def _python_literal(cell: str) -> Any:
 
 
 ADAPTER = DeepEvalAdapter()
+
+
+# --- export ------------------------------------------------------------------------------
+
+SNAKE = {snake: camel for camel, snake in CAMEL.items()}
+
+
+def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """The golden a case was imported from (see the module docstring)."""
+    ext = extension(case, "deepeval")
+    # A CSV cell's text is its source form only in a CSV; a JSON source's own value always is.
+    use_original = origin_syntax(case) != "csv" or context.syntax == "csv"
+    original = ext.get("original") if use_original and isinstance(ext.get("original"), dict) else {}
+    multi = "multi-turn" in (case.get("coverage_tags") or [])
+    text_key = "scenario" if multi else ext.get("input_key", "input")
+    outcome_key = "expected_outcome" if multi else "expected_output"
+    record: dict[str, Any] = {text_key: case.get("input", "")}
+    expected = case.get("expected_outcome", ABSENT)
+    if not multi and isinstance(expected, dict) and isinstance(expected.get("expected_tools"), list):
+        record["expected_output"] = expected.get("expected_output")
+        record["expected_tools"] = expected["expected_tools"]
+    elif expected is not ABSENT:
+        record[outcome_key] = expected
+    shared = case.get("extensions", {})
+    if "context" in shared:
+        record["context"] = shared["context"]
+    for key, value in ext.items():
+        if key not in ("original", "key_style", "input_key"):
+            record[key] = value
+    record = {key: original.get(key, value) for key, value in record.items()}
+    if ext.get("key_style") == "camel":
+        record = {SNAKE.get(key, key): value for key, value in record.items()}
+    return record
+
+
+def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A native case as a golden (see the module docstring)."""
+    record: dict[str, Any] = {"input": case.get("input", "")}
+    expected = case.get("expected_outcome")
+    if expected is not None:
+        record["expected_output"] = outcome_text(expected)
+        if not isinstance(expected, str):
+            context.loss(
+                case, "expected_outcome", TEXT, "expected_output", "`expected_output` is a string; written as JSON text"
+            )
+    if case.get("boundary_note"):
+        record["comments"] = case["boundary_note"]
+    meta = fixture_metadata(case, skip=("boundary_note",))
+    if "forbidden_signals" in meta:
+        context.loss(
+            case,
+            "forbidden_signals",
+            METADATA,
+            f"additional_metadata.{META_KEY}.forbidden_signals",
+            "no DeepEval metric reads it",
+        )
+    if meta:
+        record["additional_metadata"] = {META_KEY: meta}
+    return record
+
+
+def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
+    """The goldens, wrapped back in the object they were read from when the canonical file
+    came from one such JSON file."""
+    files = extension(context.file, "deepeval").get("files")
+    if context.syntax == "json" and isinstance(files, dict) and len(files) == 1:
+        (held,) = files.values()
+        if isinstance(held, dict) and isinstance(held.get("list_key"), str):
+            members = held.get("members") if isinstance(held.get("members"), dict) else {}
+            return {**members, held["list_key"]: records}
+    return records

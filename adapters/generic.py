@@ -1,47 +1,65 @@
-"""Any other payload with a `cases` or `examples` list: a local family fixture-migrate
-has no adapter for (an unknown or missing `schema_version`).
+"""A local family fixture-migrate has no adapter for, migrated only on evidence.
 
-It claims a payload with a string `schema_version`; without one, only a non-empty
-list of objects that each carry an id, an input or prompt, or an expected outcome
-(`contract.CASE_EVIDENCE_KEYS`), and never a document declaring a `$schema`: a JSON
-Schema's `examples` or a configuration's `cases` are not fixtures.
+It claims a payload (or a bare list of records: a JSON array, a YAML list, JSON
+Lines) whose records carry the evidence of eval cases
+(`fixture_migrate.adapting.evidence`): every record of its `cases` or `examples` list
+has an input-like member and an expected-like member, or the payload holds trigger
+lists (`should_trigger` / `should_not_trigger`, `positive` / `negative` /
+`near_miss`, ...). An `id` and a `cases` key alone are not enough, and a document
+declaring `$schema` is never claimed.
 
-The reference's own mapping applies (DESIGN.md, "The contract"), with no
-family-specific fills: members it reads under other names are renamed, the
-members it copies into `extensions` and every member with no canonical home move
-under `extensions`, and the legacy schema_version is kept as
-`extensions.migrated_from`. So a new local family migrates without loss; reports
-name this adapter so a reviewer knows no family-specific rule was applied.
+The reference's own mapping applies first (DESIGN.md, "The contract"); then the
+vocabulary (`fixture_migrate.adapting.vocabulary`) fills what the reference leaves
+empty from the fields that obviously hold it (`prompt` -> `input`,
+`expected_behavior` -> `expected_outcome`, `must_not` -> `forbidden_signals`, a
+trigger polarity -> coverage tags and outcome). Members the reference copies into
+`extensions` and every member with no canonical home move under `extensions`; the
+legacy schema_version is kept as `extensions.migrated_from`. A bare list becomes a
+canonical file around its cases (JSON Lines as `<stem>.json` beside it). Reports name
+this adapter so a reviewer knows no family-specific rule was applied.
 """
 
 from __future__ import annotations
 
+from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.case_mapper import CaseMapper
-from fixture_migrate.adapting.protocol import Context, looks_like_cases
+from fixture_migrate.adapting.evidence import evidence
+from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_cases
+from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node
 
+MAPPER = CaseMapper(fills=v.FILLS, polarity_fields=v.POLARITY)
+
 
 class GenericAdapter:
-    """Claims any payload with a case list; always tried last."""
+    """Claims a local family whose records carry input and expected outcome; tried last."""
 
     name = "generic"
     kind = "generic"
-    summary = "any other payload with a cases/examples list: the reference's mapping, the rest under extensions"
+    summary = (
+        "a local family whose records carry input and expected outcome (or trigger lists): the vocabulary's mapping"
+    )
 
     def claims(self, unit: Unit) -> bool:
-        data = unit.data
-        if unit.shape != "payload" or not isinstance(data, dict) or "$schema" in data:
-            return False
-        cases = next((data[k] for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
-        if cases is None:
-            return False
-        # Without a schema_version, only cases that look like eval cases make a fixture: a
-        # JSON Schema's `examples`, or a config's empty `cases`, are left alone.
-        return isinstance(data.get("schema_version"), str) or looks_like_cases(cases)
+        if unit.binding is not None:
+            return False  # a list bound to a name in code is the `case_list` adapter's
+        return evidence(unit)[0] is not None
+
+    def explain(self, unit: Unit) -> str:
+        found, why_not = evidence(unit)
+        return found.reason if found is not None else why_not
 
     def to_canonical(self, unit: Unit, context: Context) -> Node:
-        return CaseMapper().map_file(unit.data, skill=context.skill_for(unit.data))
+        data = unit.data
+        if isinstance(data, list):
+            return bare_list_file(MAPPER, data, context.skill_for(None))
+        found, _ = evidence(unit)
+        skill = file_skill(data, context)
+        if found is not None and found.kind == "trigger_lists":
+            cases = trigger_cases(MAPPER, data, found.keys, v.TRIGGER_LISTS)
+            return MAPPER.map_file(data, skill=skill, cases=cases, replaces=found.keys)
+        return MAPPER.map_file(data, skill=skill)
 
 
 ADAPTER = GenericAdapter()

@@ -36,16 +36,26 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    META_KEY,
+    METADATA,
+    TEXT,
     Draft,
+    ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
+    extension,
+    fixture_metadata,
     is_message_list,
+    origin_syntax,
+    original_of,
+    outcome_text,
     outcome_value,
     own_id,
+    proposed_id,
     record_error,
     render_messages,
     require_object,
@@ -69,8 +79,16 @@ class InspectAdapter(ExternalAdapter):
     format = "inspect"
     tag = "inspect-ai"
     namespace = "inspect_ai"
-    summary = "Inspect AI datasets (input/target samples in JSON, JSONL or CSV): import only"
+    summary = "Inspect AI datasets (input/target samples in JSON, JSONL or CSV): import and export"
     id_rule = "id, else sample-<sha256 of {input, target, choices}>"
+
+    export_syntaxes = ("jsonl", "json", "csv")
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return record_of(case, context)
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return map_case(case, context)
 
     def sniff(self, source: Source) -> Sniff | None:
         if source.syntax == "csv":
@@ -92,7 +110,7 @@ class InspectAdapter(ExternalAdapter):
             drafts.extend(self._draft(record, csv=source.syntax == "csv") for record in source.records())
         return drafts
 
-    def _draft(self, record: Record, *, csv: bool) -> Draft:
+    def _draft(self, record: SourceRecord, *, csv: bool) -> Draft:
         sample = require_object(record)
         extensions: dict[str, Any] = {}
         original: dict[str, Any] = {}
@@ -185,3 +203,68 @@ def _choice_text(target: Any, choices: list[Any]) -> Any:
 
 
 ADAPTER = InspectAdapter()
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def _record_of(case: dict[str, Any], csv: bool) -> dict[str, Any]:
+    """The Inspect sample a case was imported from (see `InspectAdapter.record_of`)."""
+    ext = extension(case, "inspect_ai")
+    same = (origin_syntax(case) == "csv") == csv
+    record: dict[str, Any] = {}
+    proposed = proposed_id(case)
+    expected = case.get("expected_outcome", ABSENT)
+    choices = ext.get("choices", ABSENT)
+    if "target" in ext.get("original", {}):
+        target = ext["original"]["target"]
+    elif isinstance(choices, list) and isinstance(expected, dict):
+        target = expected.get("target", ABSENT)
+    else:
+        target = expected
+    identity = {"input": ext.get("messages", case.get("input"))}
+    if target is not ABSENT:
+        identity["target"] = target
+    if choices is not ABSENT:
+        identity["choices"] = original_of(ext, "choices", choices, same_syntax=origin_syntax(case) == "csv")
+    if "id" in ext:
+        record["id"] = ext["id"]
+    elif proposed != content_id("sample", identity):
+        record["id"] = proposed
+    record["input"] = identity["input"]
+    if choices is not ABSENT:
+        record["choices"] = original_of(ext, "choices", choices, same_syntax=same)
+    if target is not ABSENT:
+        record["target"] = target
+    for key, value in ext.items():
+        if key in ("messages", "choices", "original", "id"):
+            continue
+        record[key] = original_of(ext, key, value, same_syntax=same)
+    return record
+
+
+def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """The sample as the import read it: `id` (unless a content id was made for it), `input`
+    (the message list when it was one), `target`, `choices` and every other member from
+    `extensions.inspect_ai`, each in its source form (a CSV cell's text) when DEST has the
+    source's syntax."""
+    return _record_of(case, context.syntax == "csv")
+
+
+def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A native case as an Inspect sample: `id`, `input`, `target` (a string or a list of
+    strings; anything else as JSON text, a loss), `metadata.fixture_migrate` for the rest."""
+    record: dict[str, Any] = {"id": case.get("id"), "input": case.get("input", "")}
+    expected = case.get("expected_outcome")
+    if isinstance(expected, str) or (isinstance(expected, list) and all(isinstance(x, str) for x in expected)):
+        record["target"] = expected
+    elif expected is not None:
+        record["target"] = outcome_text(expected)
+        context.loss(case, "expected_outcome", TEXT, "target", "Inspect targets are strings; written as JSON text")
+    meta = fixture_metadata(case, skip=("id",))
+    for name in ("boundary_note", "forbidden_signals"):
+        if name in meta:
+            context.loss(case, name, METADATA, f"metadata.{META_KEY}.{name}", "no Inspect scorer reads it")
+    if meta:
+        record["metadata"] = {META_KEY: meta}
+    return record

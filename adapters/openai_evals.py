@@ -7,10 +7,14 @@ eval (`evals/registry/evals/<eval>.yaml`), when given alongside, names its class
 - `input`: a string stays; a chat message list is rendered by the shared rule
   (one message: its text; else the last `user` message; with no user message,
   as in the common system-only task, all texts joined by a blank line). The
-  list stays under `extensions.openai_evals.messages`.
+  list stays under `extensions.openai_evals.messages`. Model-graded data without
+  `input` (the grading prompt interpolates the record's members): the `sample`
+  text, else the string members as `key: value` lines; the members stay under
+  `extensions.openai_evals` and `rendered_from` says which (`sample`, `members`).
 - `expected_outcome`: `ideal` as it is (a string, or a list of acceptable answers,
   "any of"); a sample without `ideal` (model-graded data) has no outcome.
-- `id`: `sample-<hash of {input, ideal}>`; samples have no ids of their own (the
+- `id`: `sample-<hash of {input, ideal}>` (of the whole record when it has no
+  `input`); samples have no ids of their own (the
   tool names them by 0-based position, kept as `extensions.import.index`).
 - `coverage_tags`: `openai-evals` (file); per case `expected` when `ideal` is
   non-empty, and the class of each registry entry whose `args.samples_jsonl`
@@ -24,8 +28,13 @@ eval (`evals/registry/evals/<eval>.yaml`), when given alongside, names its class
   `description` is the registry entry's.
 
 Refused: a Git LFS pointer (the upstream repository stores data files with LFS),
-a few-shot file (`{"sample": [...]}` records are prompt material, not cases), a
-line that is not a JSON object (named by its line number).
+a few-shot file (`{"sample": [messages]}` records are prompt material, not cases;
+a `sample` string is model-graded data and is imported), a line that is not a JSON
+object (named by its line number).
+
+**Export** (`fixture-migrate export --to openai-evals`, JSON Lines): an imported sample
+comes back as it was read; a native case becomes `{input, ideal, fixture_migrate}`,
+its other canonical members under `fixture_migrate` (samples have no ids).
 """
 
 from __future__ import annotations
@@ -37,16 +46,25 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    META_KEY,
+    METADATA,
+    TEXT,
     Draft,
+    ExportContext,
     ExternalAdapter,
     Job,
     Sniff,
     Source,
     content_id,
+    extension,
+    fixture_metadata,
     is_message_list,
+    original_of,
+    outcome_text,
     outcome_value,
     record_error,
     render_messages,
+    render_vars,
     require_object,
     slug_tag,
 )
@@ -75,6 +93,16 @@ def class_tag(spec: dict[str, Any]) -> str | None:
     return slug_tag(name.rpartition(":")[2] or name)
 
 
+def _is_few_shot(record: Any) -> bool:
+    """A few-shot file's line: a `sample` message list and no `input` (prompt material)."""
+    return isinstance(record, dict) and "input" not in record and is_message_list(record.get("sample"))
+
+
+def _is_graded(record: Any) -> bool:
+    """Model-graded data without `input`: the text to grade as a string `sample`."""
+    return isinstance(record, dict) and "input" not in record and c.is_non_empty_string(record.get("sample"))
+
+
 def _is_registry(data: Any) -> bool:
     return (
         isinstance(data, dict)
@@ -89,8 +117,16 @@ class OpenAIEvalsAdapter(ExternalAdapter):
     format = "openai-evals"
     tag = "openai-evals"
     namespace = "openai_evals"
-    summary = "OpenAI Evals samples (JSONL input/ideal) with their registry YAML: import only"
+    summary = "OpenAI Evals samples (JSONL input/ideal) with their registry YAML: import and export"
     id_rule = "sample-<sha256 of {input, ideal}>"
+
+    export_syntaxes = ("jsonl",)
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return record_of(case, context)
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return map_case(case, context)
 
     def name_hint(self, path: Path) -> bool:
         posix = path.as_posix()
@@ -102,16 +138,17 @@ class OpenAIEvalsAdapter(ExternalAdapter):
         if source.syntax != "jsonl":
             return None
         records = source.data
-        if all(isinstance(r, dict) and "sample" in r and "input" not in r for r in records):
+        if all(_is_few_shot(r) for r in records):
             return Sniff(
                 refusal="a few-shot file (each line holds a `sample` message list): prompt material, not cases"
             )
-        if not (isinstance(records[0], dict) and "input" in records[0] and "ideal" in records[0]):
+        first = records[0]
+        if not (isinstance(first, dict) and (("input" in first and "ideal" in first) or _is_graded(first))):
             return None
         for number, record in zip(source.record_lines, records, strict=True):
-            if not (isinstance(record, dict) and "input" in record and "ideal" in record):
-                return Sniff(miss=f"line {number} has no `input` and `ideal`")
-        return Sniff("cases", "JSONL samples with input and ideal")
+            if not (isinstance(record, dict) and ("input" in record or _is_graded(record))):
+                return Sniff(miss=f"line {number} has no `input` (nor a `sample` text)")
+        return Sniff("cases", "JSONL samples (input, or a model-graded `sample` text)")
 
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         registries = [s for s in sources if s.role == "aux"]
@@ -144,19 +181,36 @@ class OpenAIEvalsAdapter(ExternalAdapter):
                 base = next((b for b in bases.values() if b.get("id") == name), None) or bases.get(name.split(".")[0])
                 if job.description is None and base and c.is_non_empty_string(base.get("description")):
                     job.description = base["description"]
-            drafts.extend(self._draft(record, tags, eval_names) for record in data.records())
+            made = [self._draft(record, tags, eval_names, job) for record in data.records()]
+            rendered = [d.record.locator for d in made if d.extensions.get("rendered_from") == "members"]
+            if rendered:
+                job.note(
+                    f"mapped: {data.path}: {len(rendered)} sample(s) without `input` or `sample` text "
+                    f"({', '.join(rendered[:3])}{', ...' if len(rendered) > 3 else ''}): "
+                    "the input is their text members as `key: value` lines"
+                )
+            drafts.extend(made)
         return drafts
 
-    def _draft(self, record: Any, tags: list[str], eval_names: list[str]) -> Draft:
+    def _draft(self, record: Any, tags: list[str], eval_names: list[str], job: Job | None = None) -> Draft:
         sample = require_object(record)
-        if "sample" in sample and "input" not in sample:
+        if _is_few_shot(sample):
             raise record_error(record, "holds a few-shot `sample`: prompt material, not a case", "few_shot")
-        if "input" not in sample:
-            raise record_error(record, "has no `input`")
-        raw_input = sample["input"]
         extensions: dict[str, Any] = {}
         original: dict[str, Any] = {}
-        if isinstance(raw_input, str):
+        raw_input = sample.get("input")
+        if "input" not in sample:
+            # Model-graded data: the grading prompt interpolates the record's members, so the
+            # text graded (`sample`, else the string members) is the case input.
+            if _is_graded(sample):
+                text = sample["sample"]
+            else:
+                members = {k: v for k, v in sample.items() if k != "ideal" and isinstance(v, str)}
+                if not any(c.is_non_empty_string(v) for v in members.values()):
+                    raise record_error(record, "has no `input`, no `sample` text and no other text member")
+                text = render_vars(members)
+            extensions["rendered_from"] = "sample" if _is_graded(sample) else "members"
+        elif isinstance(raw_input, str):
             text = raw_input
         elif is_message_list(raw_input):
             text = render_messages(raw_input)
@@ -164,9 +218,9 @@ class OpenAIEvalsAdapter(ExternalAdapter):
         else:
             raise record_error(record, "`input` is neither a string nor a list of chat messages", key="input")
         expected = ABSENT
-        identity: dict[str, Any] = {"input": raw_input}
+        identity: dict[str, Any] = {"input": raw_input} if "input" in sample else dict(sample)
         if "ideal" in sample:
-            identity["ideal"] = sample["ideal"]
+            identity.setdefault("ideal", sample["ideal"])
             expected = outcome_value(sample["ideal"], original, "ideal")
         if eval_names:
             extensions["eval"] = list(eval_names)
@@ -199,3 +253,47 @@ def _specs_for(data: Source, specs: list[tuple[str, dict[str, Any]]]) -> list[tu
 
 
 ADAPTER = OpenAIEvalsAdapter()
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """The sample a case was imported from: `input` (the message list when it was one; none
+    when the import rendered it from the sample's other members), `ideal` when the case
+    has an outcome (its source value when it was not a string or list), every other member
+    from `extensions.openai_evals` (the registry's `eval` names excepted)."""
+    ext = extension(case, "openai_evals")
+    record: dict[str, Any] = {}
+    if "rendered_from" not in ext:
+        record["input"] = ext.get("messages", case.get("input", ""))
+    if "expected_outcome" in case:
+        record["ideal"] = original_of(ext, "ideal", case["expected_outcome"])
+    registry = "registry" in extension(context.file, "openai_evals")
+    for key, value in ext.items():
+        if key in ("messages", "original", "rendered_from") or (key == "eval" and registry):
+            continue
+        record[key] = value
+    return record
+
+
+def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A native case as a sample: `input`, `ideal` (a string or a list of strings; anything
+    else as JSON text, a loss); the other canonical members under `fixture_migrate` (samples
+    have no ids: the tool numbers them by position)."""
+    record: dict[str, Any] = {"input": case.get("input", "")}
+    expected = case.get("expected_outcome")
+    if isinstance(expected, str) or (isinstance(expected, list) and all(isinstance(x, str) for x in expected)):
+        record["ideal"] = expected
+    elif expected is not None:
+        record["ideal"] = outcome_text(expected)
+        context.loss(
+            case, "expected_outcome", TEXT, "ideal", "`ideal` is a string or a list of strings; written as JSON text"
+        )
+    meta = fixture_metadata(case)
+    for name in ("boundary_note", "forbidden_signals"):
+        if name in meta:
+            context.loss(case, name, METADATA, f"{META_KEY}.{name}", "no OpenAI Evals class reads it")
+    if meta:
+        record[META_KEY] = meta
+    return record

@@ -78,14 +78,23 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    DROPPED,
+    META_KEY,
+    METADATA,
+    TEXT,
     Draft,
+    ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     canonical_json,
     content_id,
+    extension,
+    fixture_metadata,
+    origin_syntax,
+    outcome_text,
     own_id,
     record_error,
     render_vars,
@@ -130,6 +139,71 @@ TESTS_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".csv")
 RESERVED_COLUMNS = ("__expected", "__description", "__prefix", "__suffix", "__metric", "__threshold",
                     "__metadata", "__config:", "__providerOutput")  # fmt: skip
 FILE = "file://"
+
+GLOB_MAX_ENTRIES = 100_000
+"""The most directory entries a `tests` glob may look at before it is refused."""
+
+
+class _GlobTooWide(Exception):
+    pass
+
+
+def _glob_pattern(pattern: str) -> re.Pattern[str]:
+    """A regular expression for a glob of `/`-separated parts: `**` spans any number of
+    directories, `*` and `?` stay in one part and, as in `glob`, match no leading dot."""
+    out = []
+    parts = pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out.append("(?:[^/.][^/]*/)*" if not last else "(?:[^/.][^/]*(?:/|$))*")
+            continue
+        piece = ""
+        j = 0
+        while j < len(part):
+            char = part[j]
+            if char == "*":
+                piece += "[^/]*"
+            elif char == "?":
+                piece += "[^/]"
+            elif char == "[" and "]" in part[j + 2 :]:
+                close = part.index("]", j + 2)
+                content = part[j + 1 : close]
+                if content.startswith("!"):
+                    content = "^" + content[1:]
+                piece += "[" + content.replace("\\", "\\\\") + "]"
+                j = close
+            else:
+                piece += re.escape(char)
+            j += 1
+        if part[:1] in ("*", "?", "["):
+            piece = "(?!\\.)" + piece
+        out.append(piece + ("" if last else "/"))
+    return re.compile("".join(out))
+
+
+def _glob_files(tree: str, spec: str) -> list[str]:
+    """The files (or symlinks to files) under `tree` that the glob `spec` names, found by a
+    walk that never enters a symlinked directory (a link to a parent would loop) and looks at
+    no more than `GLOB_MAX_ENTRIES` entries (else `_GlobTooWide`)."""
+    parts = spec.replace(os.sep, "/").split("/")
+    fixed: list[str] = []
+    while len(parts) > 1 and not glob.has_magic(parts[0]):
+        fixed.append(parts.pop(0))
+    base = os.path.normpath(os.path.join(tree, *fixed)) if fixed else tree
+    matcher = _glob_pattern("/".join(parts))
+    found: list[str] = []
+    seen = 0
+    for directory, dirs, files in os.walk(base, followlinks=False):
+        seen += len(dirs) + len(files)
+        if seen > GLOB_MAX_ENTRIES:
+            raise _GlobTooWide(f"looks at more than {GLOB_MAX_ENTRIES:,} entries: name a narrower folder")
+        relative = os.path.relpath(directory, base)
+        prefix = "" if relative == os.curdir else relative.replace(os.sep, "/") + "/"
+        for name in files:
+            if matcher.fullmatch(prefix + name) and os.path.isfile(os.path.join(directory, name)):
+                found.append(os.path.join(directory, name))
+    return found
 INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
 """`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
 as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
@@ -143,7 +217,7 @@ def _is_code(spec: str) -> bool:
 def _is_config(data: Any) -> bool:
     return (
         isinstance(data, dict)
-        and ("tests" in data or "defaultTest" in data)
+        and ("tests" in data or "defaultTest" in data or "scenarios" in data)
         and ("prompts" in data or "providers" in data)
     )
 
@@ -406,10 +480,21 @@ class PromptfooAdapter(ExternalAdapter):
     format = "promptfoo"
     tag = "promptfoo"
     namespace = "promptfoo"
-    summary = "promptfoo configs and tests files (YAML, JSON, JSONL, CSV), defaultTest applied: import only"
+    summary = "promptfoo configs and tests files (YAML, JSON, JSONL, CSV), defaultTest applied: import and export"
     id_rule = (
         "id or metadata.id, else slug of description, else test-<sha256 of {vars, assert} as written (CSV: of the row)>"
     )
+
+    export_syntaxes = ("yaml", "json", "csv", "jsonl")
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return record_of(case, context)
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return map_case(case, context)
+
+    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
+        return export_document(records, context)
 
     def name_hint(self, path: Path) -> bool:
         return path.name.lower().startswith("promptfooconfig") or "promptfoo" in path.as_posix().lower()
@@ -459,9 +544,9 @@ class PromptfooAdapter(ExternalAdapter):
             job.description = data["description"]
         defaults = self._defaults(config, resolver)
         tests = data.get("tests")
-        if tests is None:
-            raise config.error("the config has no `tests`: nothing to import", "no_cases")
-        entries = [tests] if isinstance(tests, str) else tests
+        if tests is None and data.get("scenarios") is None:
+            raise config.error("the config has no `tests` and no `scenarios`: nothing to import", "no_cases")
+        entries = [] if tests is None else [tests] if isinstance(tests, str) else tests
         if not isinstance(entries, list):
             raise config.error("`tests` is neither a list nor a file reference", "bad_tests", ("tests",))
         leftovers = {key: value for key, value in data.items() if key != "tests"}
@@ -482,8 +567,40 @@ class PromptfooAdapter(ExternalAdapter):
                     drafts.extend(self._tests_file(tests_file, resolver, defaults, config))
             else:
                 raise config.error("a `tests` entry is neither a test nor a file reference", "bad_tests", at)
+        matrix = self._scenarios(config, resolver, defaults)
+        if matrix:
+            job.note(f"mapped: {config.path}: {len(matrix)} case(s) from `scenarios`, one per test and config entry")
+        drafts.extend(matrix)
         if resolver.resolved:
             job.extensions["resolved_files"] = resolver.resolved
+        return drafts
+
+    def _scenarios(self, config: Source, resolver: _Resolver, defaults: dict[str, Any]) -> list[Draft]:
+        """One case per test and `config` entry of each scenario, as promptfoo runs them: the
+        entry's vars, options, metadata and assertions under the test's, then `defaultTest`."""
+        scenarios = config.data.get("scenarios")
+        if scenarios is None:
+            return []
+        if not isinstance(scenarios, list):
+            raise config.error("`scenarios` is not a list", "bad_tests", ("scenarios",))
+        drafts: list[Draft] = []
+        for index, scenario in enumerate(scenarios):
+            at: PointerPath = ("scenarios", index)
+            if not isinstance(scenario, dict) or not isinstance(scenario.get("tests", []), list):
+                raise config.error("a scenario is an object with a `tests` list", "bad_tests", at)
+            entries = scenario.get("config") or [{}]
+            if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                raise config.error("a scenario's `config` is a list of objects", "bad_tests", at + ("config",))
+            records = config.records(at + ("tests",)) if scenario.get("tests") else []
+            for number, entry in enumerate(entries):
+                overlay = resolver.test(config, entry, at + ("config", number))
+                label = _entry_label(entry, number) if len(entries) > 1 else None
+                for record in records:
+                    draft = self._case(record, resolver, defaults, config, overlay=overlay)
+                    draft.extensions["scenario"] = {"index": index, "config": number}
+                    if label:
+                        draft.id = f"{draft.id}-{label}"
+                    drafts.append(draft)
         return drafts
 
     def _defaults(self, config: Source, resolver: _Resolver) -> dict[str, Any]:
@@ -514,8 +631,11 @@ class PromptfooAdapter(ExternalAdapter):
         if not glob.has_magic(spec):
             specs = [spec]
         else:
-            pattern = os.path.join(glob.escape(str(resolver.tree)), spec)
-            specs = sorted(os.path.relpath(p, resolver.tree) for p in glob.glob(pattern, recursive=True))
+            try:
+                found = _glob_files(str(resolver.tree), spec)
+            except _GlobTooWide as exc:
+                raise config.error(f"tests glob {ref!r} {exc}", "too_large", at) from None
+            specs = sorted(os.path.relpath(p, resolver.tree) for p in found)
             specs = [s for s in specs if Path(s).suffix.lower() in TESTS_SUFFIXES]
             if not specs:
                 raise config.error(f"tests glob {ref!r} names no tests file", "missing_ref", at)
@@ -528,7 +648,15 @@ class PromptfooAdapter(ExternalAdapter):
             raise source.error("a promptfoo tests file holds a list of tests", "not_a_list")
         return [self._case(record, resolver, defaults, config) for record in source.records()]
 
-    def _case(self, record: Record, resolver: _Resolver, defaults: dict[str, Any], config: Source | None) -> Draft:
+    def _case(
+        self,
+        record: SourceRecord,
+        resolver: _Resolver,
+        defaults: dict[str, Any],
+        config: Source | None,
+        *,
+        overlay: dict[str, Any] | None = None,
+    ) -> Draft:
         raw = record.data
         if not isinstance(raw, dict):
             raise record_error(
@@ -540,7 +668,11 @@ class PromptfooAdapter(ExternalAdapter):
             derived = resolver.test(source, csv_row_to_test(raw), record.path)
         else:
             derived = resolver.test(source, raw, record.path)
+        scenario_asserts = 0
+        if overlay:
+            derived, scenario_asserts = _merge(overlay, derived)
         effective, inherited = _merge(defaults, derived)
+        inherited += scenario_asserts
 
         metadata = effective.get("metadata") if isinstance(effective.get("metadata"), dict) else {}
         case_id = own_id(raw.get("id")) or own_id(metadata.get("id"))
@@ -575,6 +707,16 @@ class PromptfooAdapter(ExternalAdapter):
         if len(resolver.unresolved) > before:
             extensions["unresolved"] = c.unique(resolver.unresolved[before:])
         return Draft(record, case_id, text, expected, tags, forbidden, extensions=extensions)
+
+
+def _entry_label(entry: dict[str, Any], number: int) -> str:
+    """A short label of a scenario's `config` entry for case ids: the slug of its
+    `description`, else of its string vars' values, else its 1-based number."""
+    if isinstance(entry.get("description"), str) and c.slugify(entry["description"]):
+        return c.slugify(entry["description"])
+    variables = entry.get("vars") if isinstance(entry.get("vars"), dict) else {}
+    label = c.slugify(" ".join(v for v in variables.values() if isinstance(v, str)))
+    return label[:40].strip("-") or str(number + 1)
 
 
 def _single_prompt(config: Source | None) -> str | None:
@@ -612,3 +754,166 @@ def _metadata_tags(metadata: dict[str, Any]) -> list[str]:
 
 
 ADAPTER = PromptfooAdapter()
+
+
+# --- export ------------------------------------------------------------------------------
+
+PROMPT = "{{input}}"
+"""The prompt of an exported config that has none: the case input, as `vars.input`."""
+PROVIDER = "echo"
+"""The provider of an exported config that has none: promptfoo's offline `echo` (replace it)."""
+
+
+def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """The test a case was imported from, as written (`extensions.promptfoo.test`): a CSV
+    row stays a row in a CSV and becomes the test promptfoo reads from it elsewhere."""
+    test = extension(case, "promptfoo").get("test", {})
+    from_csv = origin_syntax(case) == "csv"
+    if from_csv and context.syntax != "csv":
+        return csv_row_to_test(test)
+    if not from_csv and context.syntax == "csv":
+        return _csv_row(test, case, context)
+    return test
+
+
+def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A native case as a promptfoo test (README "Importing and exporting" has the table)."""
+    test: dict[str, Any] = {"description": case.get("id"), "vars": {"input": case.get("input", "")}}
+    asserts: list[dict[str, Any]] = []
+    expected = case.get("expected_outcome")
+    if isinstance(expected, list) and expected and all(isinstance(a, dict) and "type" in a for a in expected):
+        asserts.extend(expected)  # promptfoo assertion objects already
+    elif isinstance(expected, str) or (isinstance(expected, list) and all(isinstance(x, str) for x in expected)):
+        asserts.extend(
+            {"type": "llm-rubric", "value": text} for text in ([expected] if isinstance(expected, str) else expected)
+        )
+    elif expected is not None:
+        asserts.append({"type": "llm-rubric", "value": outcome_text(expected)})
+        context.loss(case, "expected_outcome", TEXT, "assert[].llm-rubric", "a rubric is text; written as JSON text")
+    asserts.extend({"type": "not-icontains", "value": signal} for signal in case.get("forbidden_signals") or [])
+    if asserts:
+        test["assert"] = asserts
+    meta = fixture_metadata(case, skip=("id", "forbidden_signals"))
+    if "boundary_note" in meta:
+        context.loss(
+            case, "boundary_note", METADATA, f"metadata.{META_KEY}.boundary_note", "promptfoo has no note field"
+        )
+    test["metadata"] = {"id": case.get("id"), **({META_KEY: meta} if meta else {})}
+    if context.syntax == "csv":
+        return _csv_row(test, case, context)
+    return test
+
+
+def _csv_row(test: dict[str, Any], case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A test as a promptfoo CSV row: vars as columns, each assertion an `__expected<N>`
+    cell (`type:value`), `__description`, `__threshold`, `__metadata:<key>`; what a cell
+    cannot say is a loss."""
+    row: dict[str, Any] = {}
+    variables = test.get("vars") if isinstance(test.get("vars"), dict) else {}
+    row.update((key, value) for key, value in variables.items())
+    for number, assertion in enumerate(test.get("assert") or [], 1):
+        cell = _assertion_cell(assertion)
+        if cell is None:
+            context.loss(case, f"assert[{number - 1}]", DROPPED, None, "a CSV cell holds only `type:value` assertions")
+            continue
+        row[f"__expected{number}"] = cell
+    if isinstance(test.get("description"), str):
+        row["__description"] = test["description"]
+    if isinstance(test.get("threshold"), (int, float)):
+        row["__threshold"] = c.js_string(test["threshold"])
+    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    for key, value in metadata.items():
+        if isinstance(value, str):
+            row[f"__metadata:{key}"] = value
+        else:
+            context.loss(case, f"metadata.{key}", DROPPED, None, "a CSV metadata cell holds text only")
+    for key in test:
+        if key not in ("vars", "assert", "description", "threshold", "metadata"):
+            context.loss(case, key, DROPPED, None, "a promptfoo CSV row has no column for it")
+    return row
+
+
+def _assertion_cell(assertion: Any) -> str | None:
+    if not isinstance(assertion, dict) or set(assertion) - {"type", "value", "threshold"}:
+        return None
+    kind, value = assertion.get("type"), assertion.get("value", "")
+    if not isinstance(kind, str):
+        return None
+    if (
+        isinstance(value, list)
+        and kind.removeprefix("not-") in ARRAY_TYPES
+        and all(isinstance(v, str) and "," not in v for v in value)
+    ):
+        value = ",".join(value)
+    if not isinstance(value, str):
+        return None
+    threshold = assertion.get("threshold")
+    head = kind if threshold is None else f"{kind}({c.js_string(threshold)})"
+    return f"{head}:{value}"
+
+
+def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
+    """A config, or for a CSV or JSON Lines DEST a tests file (the tests alone). The config is the one the cases were imported from
+    (its members as the import kept them), its inline tests back at their places and the
+    `file://` tests files it names named again (those files are not rewritten); cases of
+    a `scenarios` matrix come back through `scenarios` as written; other cases are added
+    as inline tests; `prompts` and `providers` are added when there are none."""
+    if context.syntax in ("csv", "jsonl"):
+        return records  # a tests file
+    cases = context.cases or [{}] * len(records)
+    kept = extension(context.file, "promptfoo")
+    refs = kept.get("tests")
+    refs = (
+        [refs] if isinstance(refs, str) else [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+    )
+    config_ref = next(
+        (
+            extension(case, "import").get("source_file")
+            for case in cases
+            if str(extension(case, "import").get("locator", "")).startswith(("/tests/", "/scenarios/"))
+        ),
+        None,
+    )
+    placed: dict[int, dict[str, Any]] = {}
+    tests: list[dict[str, Any]] = []
+    for record, case in zip(records, cases, strict=True):
+        info = extension(case, "import")
+        if info.get("format") != "promptfoo":
+            tests.append(record)
+        elif "scenario" in extension(case, "promptfoo"):
+            continue  # comes back through `scenarios` as written
+        elif config_ref is not None and info.get("source_file") == config_ref:
+            locator = str(info.get("locator", ""))
+            index = locator.removeprefix("/tests/")
+            placed[int(index) if index.isdigit() else len(placed)] = record
+        elif refs:
+            continue  # a test of a tests file the config names: that file is not rewritten
+        else:
+            tests.append(record)
+    entries: list[Any] = []
+    pending = list(refs)
+    for slot in range(len(placed) + len(refs)):
+        if slot in placed:
+            entries.append(placed.pop(slot))
+        elif pending:
+            entries.append(pending.pop(0))
+    entries += list(placed.values()) + pending + tests
+    config: dict[str, Any] = {}
+    if isinstance(context.file.get("description"), str) and "description" not in kept:
+        config["description"] = context.file["description"]
+    for key, value in kept.items():
+        if key == "tests":
+            config[key] = None  # its place in the config; filled below
+        elif key != "resolved_files":
+            config[key] = value
+    if "prompts" not in config:
+        config["prompts"] = [PROMPT]
+    if "providers" not in config and "targets" not in config:
+        config["providers"] = [PROVIDER]
+    if isinstance(kept.get("tests"), str) and entries == [kept["tests"]]:
+        config["tests"] = kept["tests"]
+    elif entries or "scenarios" not in config:
+        config["tests"] = entries
+    else:
+        config.pop("tests", None)
+    return config

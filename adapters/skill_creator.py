@@ -4,7 +4,8 @@ imported with `fixture-migrate import --from skill-creator`.
 Two file kinds:
 
 **Output evals** (`<skill>/evals/evals.json`): `{skill_name, evals: [{id, name?, prompt,
-expected_output, files, expectations | assertions}], notes?}`.
+expected_output, files, expectations | assertions}], notes?}`, or the `evals` list alone
+(a bare JSON array of such items; its ref is listed under `extensions.skill_creator.bare`).
 
 - `skill`: `--skill`, else `skill_name` (the first file that has one).
 - `id`: the slug of `name`, else `eval-<id>` (a number as its decimal text: ids
@@ -33,6 +34,14 @@ should_trigger}`, or an object holding it under `queries`.
 File-level members other than the case list (`skill_name`, `notes`, run
 instructions) stay under `extensions.skill_creator.files[<source ref>]`, verbatim.
 
+**Export** (`--to skill-creator`, JSON): imported evals and trigger items come back as
+they were read, in their envelope (`skill_name`, `notes`, ... from the file level) or as a
+bare list; a native case becomes an output eval `{id, name, prompt, expected_output,
+expectations}` (`id` its 1-based position, `name` the case id; an outcome list becomes
+`expectations`, each forbidden signal one more "The output does not contain ..."
+expectation); `skill_name` is the canonical file's skill. What has no field is kept
+under the eval's `fixture_migrate` member.
+
 Refused: a keyword trigger list (`{should_trigger: [...], should_not_trigger: [...]}`
 of short strings, no queries: not realistic user messages; compare the
 `yao.semantic-trigger-cases` files `migrate` reads), and an `evals` list without prompts.
@@ -46,13 +55,22 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import (
     ABSENT,
+    DROPPED,
+    META_KEY,
+    METADATA,
+    TEXT,
     Draft,
+    ExportContext,
     ExternalAdapter,
     Job,
-    Record,
     Sniff,
     Source,
+    SourceRecord,
     content_id,
+    extension,
+    fixture_metadata,
+    original_of,
+    outcome_text,
     own_id,
     record_error,
     require_object,
@@ -79,6 +97,15 @@ def _query_list(data: Any) -> tuple[Any, tuple[str, ...]] | None:
     return None
 
 
+def _is_eval_list(data: Any) -> bool:
+    """A bare list of output evals (`[{id, prompt, expected_output, ...}]`, no envelope)."""
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(x, dict) and c.is_non_empty_string(x.get("prompt")) and "query" not in x for x in data)
+    )
+
+
 def _is_keyword_list(data: Any) -> bool:
     return (
         isinstance(data, dict)
@@ -93,8 +120,19 @@ class SkillCreatorAdapter(ExternalAdapter):
     format = "skill-creator"
     tag = "skill-creator"
     namespace = "skill_creator"
-    summary = "skill-creator evals.json and trigger sets (query/should_trigger): import only"
+    summary = "skill-creator evals.json and trigger sets (query/should_trigger): import and export"
     id_rule = "evals: slug of name, else eval-<id>, else eval-<sha256 of prompt>; triggers: id, else trigger-<sha256 of query>"
+
+    export_syntaxes = ("json",)
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return record_of(case, context)
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        return map_case(case, context)
+
+    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
+        return export_document(records, context)
 
     def name_hint(self, path: Path) -> bool:
         name = path.name.lower()
@@ -113,6 +151,8 @@ class SkillCreatorAdapter(ExternalAdapter):
             return Sniff(refusal="an `evals` list whose items have no `prompt` (a script-check list?): no case input")
         if _query_list(data) is not None:
             return Sniff("cases", "skill-creator trigger set")
+        if _is_eval_list(data):
+            return Sniff("cases", "skill-creator output evals (a bare list)")
         if isinstance(data, dict) and data.get("queries") == []:
             return Sniff(refusal="a trigger set with no queries: nothing to import")
         if _is_keyword_list(data):
@@ -129,6 +169,16 @@ class SkillCreatorAdapter(ExternalAdapter):
             if isinstance(data, dict) and isinstance(data.get("evals"), list):
                 drafts.extend(self._eval(record) for record in source.records(("evals",)))
                 self._leftovers(source, job, "evals")
+                continue
+            # Items that all name a `prompt` are evals even when one is blank (or --field renamed
+            # it): `_eval` then says which record has no prompt.
+            if _is_eval_list(data) or (
+                isinstance(data, list)
+                and data
+                and all(isinstance(x, dict) and "prompt" in x and "should_trigger" not in x for x in data)
+            ):
+                drafts.extend(self._eval(record) for record in source.records())
+                job.extensions.setdefault("bare", []).append(source.ref)
                 continue
             found = _query_list(data)
             if found is None:
@@ -158,7 +208,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         if rest:
             job.extensions.setdefault("files", {})[source.ref] = rest
 
-    def _eval(self, record: Record) -> Draft:
+    def _eval(self, record: SourceRecord) -> Draft:
         item = require_object(record)
         prompt = item.get("prompt")
         if not c.is_non_empty_string(prompt):
@@ -196,7 +246,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         tags = ["expected"] if expected is not ABSENT and c.is_non_empty_expected(expected) else []
         return Draft(record, case_id, prompt, expected, tags, extensions=extensions)
 
-    def _trigger(self, record: Record) -> Draft:
+    def _trigger(self, record: SourceRecord) -> Draft:
         item = require_object(record)
         if not _is_query(item):
             raise record_error(record, "needs a string `query` and a boolean `should_trigger`")
@@ -213,7 +263,7 @@ class SkillCreatorAdapter(ExternalAdapter):
         )
 
 
-def _report_conflicts(records: list[Record], job: Job) -> None:
+def _report_conflicts(records: list[SourceRecord], job: Job) -> None:
     labels: dict[str, set[bool]] = {}
     for record in records:
         labels.setdefault(record.data["query"], set()).add(record.data["should_trigger"])
@@ -224,3 +274,104 @@ def _report_conflicts(records: list[Record], job: Job) -> None:
 
 
 ADAPTER = SkillCreatorAdapter()
+
+
+# --- export ------------------------------------------------------------------------------
+
+NEGATED = "The output does not contain {!r}."
+
+
+def _is_trigger_case(case: dict[str, Any]) -> bool:
+    return "should_trigger" in extension(case, "skill_creator")
+
+
+def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """The eval item or trigger query a case was imported from."""
+    ext = extension(case, "skill_creator")
+    if _is_trigger_case(case):
+        trigger: dict[str, Any] = {"id": ext["id"]} if "id" in ext else {}
+        trigger["query"] = case.get("input", "")
+        trigger.update((key, value) for key, value in ext.items() if key != "id")
+        return trigger
+    record: dict[str, Any] = {key: ext[key] for key in ("id", "name") if key in ext}
+    record["prompt"] = case.get("input", "")
+    expected = case.get("expected_outcome", ABSENT)
+    checks_key = next((k for k in CHECK_KEYS if isinstance(expected, dict) and k in expected), None)
+    if checks_key is not None:
+        if "expected_output" in expected:
+            record["expected_output"] = expected["expected_output"]
+        record.update((key, value) for key, value in ext.items() if key not in ("original", "id", "name"))
+        record[checks_key] = original_of(ext, checks_key, expected[checks_key])
+    else:
+        if expected is not ABSENT:
+            record["expected_output"] = original_of(ext, "expected_output", expected)
+        record.update((key, value) for key, value in ext.items() if key not in ("original", "id", "name"))
+    return record
+
+
+def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+    """A native case as an output eval (see the module docstring)."""
+    record: dict[str, Any] = {"name": case.get("id"), "prompt": case.get("input", "")}
+    expected = case.get("expected_outcome")
+    checks: list[str] = []
+    if isinstance(expected, list) and all(isinstance(x, str) for x in expected):
+        checks = list(expected)
+    elif expected is not None:
+        record["expected_output"] = outcome_text(expected)
+        if not isinstance(expected, str):
+            context.loss(
+                case, "expected_outcome", TEXT, "expected_output", "`expected_output` is prose; written as JSON text"
+            )
+    checks += [NEGATED.format(signal) for signal in case.get("forbidden_signals") or []]
+    if checks:
+        record["expectations"] = checks
+    meta = fixture_metadata(case, skip=("id", "forbidden_signals"))
+    if "boundary_note" in meta:
+        context.loss(case, "boundary_note", METADATA, f"{META_KEY}.boundary_note", "skill-creator has no note field")
+    if meta:
+        record[META_KEY] = meta
+    return record
+
+
+def export_document(records: list[dict[str, Any]], context: ExportContext) -> Any:
+    """The evals file, or a trigger set when DEST's name says `trigger` or every case is a
+    trigger query. The cases of the other kind are left out, each listed as a loss (a
+    canonical file that holds both is exported twice, to `evals.json` and to
+    `trigger-evals.json`). The file keeps the envelope its cases were read in: the
+    members the import kept (`skill_name`, `notes`, ...), or a bare list; native evals
+    get `skill_name` from the canonical file and 1-based ids."""
+    ext = extension(context.file, "skill_creator")
+    cases = context.cases or [{}] * len(records)
+    restored = [extension(case, "import").get("format") == "skill-creator" for case in cases]
+    triggers = [r and _is_trigger_case(case) for r, case in zip(restored, cases, strict=True)]
+    as_triggers = "trigger" in context.dest_name.lower() or all(triggers)
+    kept: list[dict[str, Any]] = []
+    source_file = None
+    for record, case, is_restored, is_trigger in zip(records, cases, restored, triggers, strict=True):
+        tags = case.get("coverage_tags") or []
+        if as_triggers and not is_restored and "trigger" in tags:
+            record = {"query": case.get("input", ""), "should_trigger": "should-not-trigger" not in tags}
+            meta = fixture_metadata(case)
+            if meta:
+                record[META_KEY] = meta
+        elif is_trigger != as_triggers:
+            other = "a trigger set" if as_triggers else "an evals file"
+            context.loss(case, "case", DROPPED, None, f"it has no place in {other}: export it to another DEST")
+            continue
+        if is_restored and source_file is None:
+            source_file = extension(case, "import").get("source_file")
+        kept.append(record)
+    files = ext.get("files") if isinstance(ext.get("files"), dict) else {}
+    held = files.get(source_file, {}) if isinstance(files.get(source_file), dict) else {}
+    bare = source_file in (ext.get("bare") or [])
+    if as_triggers:
+        return {**held, "queries": kept} if held else kept
+    kept = [{"id": n, **r} if META_KEY in r and "id" not in r else r for n, r in enumerate(kept, 1)]
+    if bare:
+        return kept
+    document: dict[str, Any] = {}
+    if "skill_name" in held or not held:
+        document["skill_name"] = held.get("skill_name", context.file.get("skill"))
+    document["evals"] = kept
+    document.update((k, v) for k, v in held.items() if k != "skill_name")
+    return document

@@ -42,7 +42,7 @@ __all__ = [
     "fixture_files",
     # other eval tools
     "import_file",
-    # export: the export command's entry point goes here (fixture_migrate.exporting)
+    "export_file",
     # plugins
     "Adapter",
     "FamilyAdapter",
@@ -61,6 +61,7 @@ _HOMES = {
     "load": "fixture_migrate._api",
     "fixture_files": "fixture_migrate._api",
     "import_file": "fixture_migrate._api",
+    "export_file": "fixture_migrate._api",
     "Adapter": "fixture_migrate.adapting.protocol",
     "FamilyAdapter": "fixture_migrate.adapting.protocol",
     "Context": "fixture_migrate.adapting.protocol",
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time `__getattr__` loads
         MigrationError,
         Plan,
         Status,
+        export_file,
         fixture_files,
         import_file,
         load,

@@ -2,10 +2,14 @@
 
 Each function is a thin shell over the pipelines, as the command line uses them:
 the migration engine (`fixture_migrate.migration`), the read side behind
-`normalize` and `validate` (`fixture_migrate.migration.reader`), the import
-pipeline (`fixture_migrate.importing.pipeline`) and the configuration
+`normalize` and `validate` (`fixture_migrate.migration.reader`), the import and
+export pipelines (`fixture_migrate.importing.pipeline`,
+`fixture_migrate.exporting.pipeline`) and the configuration
 (`fixture_migrate.config`). Errors are raised as `MigrationError`, statuses are
 `Status` members, and nothing here prints.
+
+(Some 590 lines, over the ~500 the project aims for: one public function per verb,
+each with its doctest, kept together so the API reads in one place.)
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ class Status(StrEnum):
     """No adapter claims the file; it is left alone."""
     ERROR = "error"
     """The file cannot be read or migrated; `Plan.error` says why."""
+    OTHER_TOOL = "other_tool"
+    """Another eval tool's file, left alone for `import --from <import_from>`."""
+    UNCLAIMED = "unclaimed"
+    """Looks like a fixture of a local family, without the evidence to migrate it: left
+    alone and named, with what is missing (`fixture-migrate suggest` drafts a table)."""
+    SKIPPED = "skipped"
+    """A walked file no parser can read, outside the places fixtures live (a run's report
+    sets it; a plan of a single file is an error instead)."""
 
 
 class MigrationError(FixtureError):
@@ -82,14 +94,15 @@ class MigrationError(FixtureError):
 
 @dataclass(frozen=True)
 class Plan:
-    """What a migration (or an import) does to one file, planned or done.
+    """What a migration (or an import, or an export) does to one file, planned or done.
 
     `path` is the file; `status` a `Status`; `adapters` the names of the adapters that
     claim its payloads; `new_path` the name it takes when its syntax must change (a
     JSON Lines file becomes `<stem>.json`), else None; `old_bytes` and `new_bytes` the
     file before and after a change (None unless `status` is `CHANGED`); `cases` the
     number of cases of the migrated file; `line` the first line a change touches;
-    `error` a `MigrationError` when `status` is `ERROR`.
+    `error` a `MigrationError` when `status` is `ERROR`; `losses` (an export's) the values
+    the target format cannot hold, one `{file, case, field, kind, where, reason}` each.
     """
 
     path: Path
@@ -101,6 +114,7 @@ class Plan:
     cases: int = 0
     line: int = 1
     error: MigrationError | None = None
+    losses: tuple[dict[str, Any], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -131,9 +145,31 @@ def _root(repo_root: PathLike | None, near: Path) -> Path:
 
 
 def _engine(root: Path, skill: str | None) -> Any:
+    """An engine with no configuration: `root`, `skill`, the default fixture names."""
     from fixture_migrate.migration.engine import Engine, Options
 
     return Engine(Options(repo_root=root, skill=skill))
+
+
+def _configured(near: Path, repo_root: PathLike | None, skill: str | None) -> Any:
+    """An engine for files near `near`, configured as the command line would be from the
+    directory of `near`: the nearest `[tool.fixture-migrate]` table above it gives the repo
+    root (unless `repo_root` is given), the skill of each path (unless `skill` is given),
+    the Python fixture names and the include/exclude globs. Raises `MigrationError`
+    (code `config`) for a configuration that cannot be used."""
+    from fixture_migrate.config import ConfigError, resolve
+    from fixture_migrate.migration.engine import Engine
+
+    start = Path(near)
+    folder = start if start.is_dir() else start.parent
+    if not folder.is_dir():
+        folder = Path(os.getcwd())
+    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill}
+    try:
+        settings = resolve("migrate", params, (), cwd=folder)
+    except ConfigError as error:
+        raise MigrationError(str(error), code="config") from None
+    return Engine(settings.options)
 
 
 def _plan(result: Any) -> Plan:
@@ -163,8 +199,9 @@ def migrate_text(
     `path` names the file the text would be (its suffix picks the syntax: `.json`,
     `.jsonl`, `.yaml`/`.yml`, `.py`; relative to `repo_root`, it gives `source_file` and
     the `skills/<name>/` skill); `repo_root` defaults to the current directory; `skill`
-    is the skill of a fixture that names none. Text that is canonical already, or not a
-    fixture, comes back as it is. The migration is checked as `fixture-migrate migrate`
+    is the skill of a fixture that names none. No configuration file is read: the result
+    depends on the arguments only. Text that is canonical already, or not a fixture,
+    comes back as it is. The migration is checked as `fixture-migrate migrate`
     checks it (every value kept, the reference's view compatible, stable).
 
     Raises `MigrationError` (with `line`, `column` and `code`) when the text cannot be
@@ -192,9 +229,13 @@ def migrate_text(
 def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
     """Plan the migration of the file `path` without writing anything.
 
-    `repo_root` defaults to the nearest directory above the file holding `.git` (else
-    the file's directory); `skill` as for `migrate_text`. Errors are not raised: they
-    are in the plan (`status` `Status.ERROR`, `error` a `MigrationError`).
+    The nearest `[tool.fixture-migrate]` table above the file applies, as it does for
+    the command line run from the file's folder (its `repo-root`, `skill` mapping and
+    `py-name`); `repo_root` and `skill`, when given, win over it. Without either, the
+    repo root is the nearest directory above the file holding `.git` (else the file's
+    directory). Errors of the file are not raised: they are in the plan (`status`
+    `Status.ERROR`, `error` a `MigrationError`); a configuration that cannot be used
+    raises `MigrationError` (code `config`).
 
     >>> import fixture_migrate, pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -214,7 +255,7 @@ def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str |
     <Status.ERROR: 'error'>
     """
     file = Path(path)
-    return _plan(_engine(_root(repo_root, file), skill).plan(file))
+    return _plan(_configured(file, repo_root, skill).plan(file))
 
 
 def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
@@ -240,7 +281,7 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     <Status.UNCHANGED: 'unchanged'>
     """
     file = Path(path)
-    engine = _engine(_root(repo_root, file), skill)
+    engine = _configured(file, repo_root, skill)
     result = engine.plan(file)
     if result.error is not None:
         raise MigrationError.of(result.error, file)
@@ -295,13 +336,13 @@ def _paths(value: PathLike | Iterable[PathLike]) -> list[Path]:
 def _reader(paths: list[Path], repo_root: PathLike | None, skill: str | None) -> Any:
     from fixture_migrate.migration.reader import Reader
 
-    return Reader(_engine(_root(repo_root, paths[0] if paths else Path(".")), skill))
+    return Reader(_configured(paths[0] if paths else Path("."), repo_root, skill))
 
 
-def _files(paths: list[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
-    from fixture_migrate.migration.walk import iter_files
+def _files(paths: list[Path], options: Any) -> Iterator[tuple[Path, FixtureError | None]]:
+    from fixture_migrate.config import iter_selected
 
-    return iter_files(paths)
+    return iter_selected(paths, options)
 
 
 def normalize(
@@ -354,7 +395,8 @@ def validate(
 
     A payload (a mapping) is normalized as by `normalize` and validated; a path, or
     several (a directory is walked as `fixture-migrate validate` walks it), is read and
-    validated, duplicate case ids counted across all the files. `check_refs` False skips
+    validated, duplicate case ids counted across all the files (configuration as for
+    `plan_file`, its include/exclude globs included). `check_refs` False skips
     the check that each `source_refs` path exists under `repo_root` (which defaults to
     the current directory for a payload, as for `plan_file` for files). Each error is
     `{reason_code, message, skill, id, source_file, ...}`; errors of files also carry
@@ -379,7 +421,7 @@ def validate(
     paths = _paths(payload_or_paths)  # type: ignore[arg-type]
     reader = _reader(paths, repo_root, skill)
     loaded = []
-    for path, problem in _files(paths):
+    for path, problem in _files(paths, reader.engine.options):
         item = LoadedFile(path, error=problem) if problem else reader.load(path, last_duplicate_wins=True)
         if item.error is not None:
             raise MigrationError.of(item.error, path)
@@ -415,11 +457,14 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
     >>> [path.name for path in fixture_migrate.fixture_files(folder, repo_root=folder)]
     ['a.json', 'b.yaml']
     """
-    from fixture_migrate.config import iter_selected, resolve
+    from fixture_migrate.config import ConfigError, iter_selected, resolve
 
     start = Path(os.getcwd() if repo_root is None else repo_root)
     params: dict[str, Any] = {"paths": [str(p) for p in paths], "repo_root": repo_root}
-    settings = resolve("migrate", params, (), cwd=start)
+    try:
+        settings = resolve("migrate", params, (), cwd=start)
+    except ConfigError as error:
+        raise MigrationError(str(error), code="config") from None
     return [path for path, error in iter_selected(settings.paths, settings.options) if error is None]
 
 
@@ -482,6 +527,72 @@ def import_file(
         old_bytes=planned.old_bytes if planned.changed else None,
         new_bytes=planned.new_bytes if planned.changed else None,
         cases=planned.cases,
+    )
+
+
+def export_file(
+    paths: PathLike | Iterable[PathLike],
+    dest: PathLike,
+    *,
+    to: str,
+    repo_root: PathLike | None = None,
+    strict: bool = False,
+    write: bool = True,
+) -> Plan:
+    """Export canonical files as the native file `dest` of another eval tool.
+
+    `to` names the tool (`promptfoo`, `inspect`, `openai-evals`, `deepeval`, `langsmith`,
+    `skill-creator`); `dest`'s suffix picks the syntax. Cases imported from that tool
+    come back as their records; others are mapped, and what the tool cannot hold is in
+    the returned `Plan.losses`. With `strict` any loss raises; with `write` False nothing
+    is written. `CHANGED` with `new_bytes` when `dest` is (or would be) written,
+    `UNCHANGED` when it holds the same data already.
+
+    Raises `MigrationError` for a file that is not canonical, an unknown tool or suffix,
+    or (with `strict`) a loss.
+
+    >>> import fixture_migrate, json, pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> case = {"id": "sum", "input": "2+2?", "coverage_tags": ["expected"], "expected_outcome": "4"}
+    >>> fixture = {"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "math", "cases": [case]}
+    >>> _ = (folder / "math.json").write_text(json.dumps(fixture))
+    >>> plan = fixture_migrate.export_file(folder / "math.json", folder / "samples.jsonl", to="inspect")
+    >>> plan.status, plan.cases, plan.losses
+    (<Status.CHANGED: 'changed'>, 1, ())
+    >>> json.loads((folder / "samples.jsonl").read_text())["target"]
+    '4'
+    """
+    from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
+    from fixture_migrate.importing.pipeline import ImportFailed
+    from fixture_migrate.migration.writes import make_directories, write_atomic
+
+    files = _paths(paths)
+    target = Path(dest)
+    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
+    try:
+        planned = plan_export(ExportRequest(paths=files, target=to, dest=target, repo_root=root))
+    except ImportFailed as failure:
+        where, error = failure.errors[0]
+        raise MigrationError.of(error, Path(where)) from None
+    losses = tuple(planned.losses.as_json())
+    if strict and losses:
+        raise MigrationError(f"{len(losses)} loss(es) exporting to {to}", code="loss", path=target)
+    if planned.changed and write:
+        try:
+            make_directories(target.parent, root)
+            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
+        except FixtureError as error:
+            raise MigrationError.of(error, target) from None
+        except OSError as error:
+            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+    return Plan(
+        path=target,
+        status=Status.CHANGED if planned.changed else Status.UNCHANGED,
+        adapters=(planned.adapter.name,),
+        old_bytes=planned.old_bytes if planned.changed else None,
+        new_bytes=planned.new_bytes if planned.changed else None,
+        cases=planned.cases,
+        losses=losses,
     )
 
 

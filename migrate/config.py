@@ -14,6 +14,11 @@ Top-level keys:
   yields (paths relative to the directory of the configuration file; `*` and
   `?` stay within one path segment, `**` spans any number; a glob without `/`
   matches a name at any depth; a glob matching a directory matches all below it).
+- `extend-exclude`: more globs to leave out, added to `exclude` (as ruff's); the
+  command line's `--exclude` replaces `exclude`, `--extend-exclude` adds to both.
+- `respect-gitignore` (default true): walks leave out what `.gitignore` files (and
+  `.git/info/exclude`) ignore, as git would; a file named on the command line is
+  always processed.
 - `force-exclude`: apply `include`/`exclude` to files named on the command line
   too (pre-commit names every staged file), and skip named files of a type
   fixture-migrate does not read instead of reporting them.
@@ -37,6 +42,7 @@ from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
 from fixture_migrate.migration.engine import Options
+from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.migration.paths import find_repo_root, relative_source
 from fixture_migrate.migration.walk import iter_files
 from fixture_migrate.slots import Record
@@ -48,6 +54,8 @@ TABLE = "fixture-migrate"
 TOP_LEVEL_KEYS: dict[str, str] = {
     "include": "globs",
     "exclude": "globs",
+    "extend-exclude": "globs",
+    "respect-gitignore": "bool",
     "force-exclude": "bool",
     "repo-root": "path",
     "skill": "skill",
@@ -82,6 +90,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "verbose": "bool",
     },
     "detect": {"quiet": "bool", "verbose": "bool"},
+    "suggest": {"quiet": "bool", "verbose": "bool"},
 }
 """Per subcommand, the keys its table accepts: a kind, or the tuple of allowed strings."""
 for _command, _formats in OUTPUT_FORMATS.items():
@@ -153,7 +162,7 @@ class Selection(Record):
     filtered. `include` None means every file a walk finds.
     """
 
-    __slots__ = ("base", "include", "exclude", "force_exclude")
+    __slots__ = ("base", "include", "exclude", "force_exclude", "respect_gitignore")
     __hash__ = Record.value_hash
 
     def __init__(
@@ -162,11 +171,13 @@ class Selection(Record):
         include: tuple[Glob, ...] | None = None,
         exclude: tuple[Glob, ...] = (),
         force_exclude: bool = False,
+        respect_gitignore: bool = True,
     ) -> None:
         self.base = base
         self.include = include
         self.exclude = exclude
         self.force_exclude = force_exclude
+        self.respect_gitignore = respect_gitignore
 
     def relative(self, path: Path) -> str | None:
         """`path` relative to `base` as a POSIX string, or None when it is outside."""
@@ -195,7 +206,7 @@ class ConfiguredOptions(Options):
     """Engine `Options` plus what the configuration adds: a per-path skill mapping and the
     file `selection`. `skill` (from `--skill`) wins over `skills`."""
 
-    __slots__ = ("skills", "selection", "config_path")
+    __slots__ = ("skills", "selection", "config_path", "families")
 
     def __init__(
         self,
@@ -205,11 +216,13 @@ class ConfiguredOptions(Options):
         skills: tuple[tuple[Glob, str], ...] = (),
         selection: Selection | None = None,
         config_path: Path | None = None,
+        families: tuple[tuple[str, Any], ...] = (),
     ) -> None:
         super().__init__(repo_root, skill, py_names)
         self.skills = skills
         self.selection = selection
         self.config_path = config_path
+        self.families = families
 
     def skill_for(self, path: Path) -> str | None:
         """The caller's skill for `path`: `--skill`, else the first matching `skill` glob."""
@@ -229,14 +242,15 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     (all of them for plain `Options`). A path that does not exist still yields its error."""
     selection = getattr(options, "selection", None)
     if selection is None:
-        yield from iter_files(paths)
+        yield from iter_files(paths, ignore=GitIgnore(options.repo_root))
         return
+    ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
     paths = list(paths)
     # As in `iter_files`: only overlapping arguments need remembering what was met.
     seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         named = not path.is_dir()
-        for found, error in iter_files([path]):
+        for found, error in iter_files([path], ignore=ignore):
             if seen is not None:
                 if found in seen:
                     continue
@@ -396,6 +410,36 @@ def _option_name(key: str) -> str:
     return key.replace("-", "_")
 
 
+def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, Any, tuple[Glob, ...]], ...]:
+    """`(name, table, globs)` of each adapter table with `files` (a family `migrate` claims
+    in place, `fixture_migrate.adapting.families`); raises `ConfigError` for a bad table."""
+    if not isinstance(tables, dict):
+        return ()
+    from fixture_migrate.adapting.declared import MappedAdapterError
+    from fixture_migrate.adapting.families import declared_families
+
+    found = []
+    for name, table in tables.items():
+        if isinstance(table, dict) and "files" in table:
+            files = table["files"]
+            globs = (
+                tuple(compile_glob(g) for g in files if isinstance(g, str) and g.strip())
+                if isinstance(files, list)
+                else ()
+            )
+            found.append((name, table, globs))
+    try:
+        declared_families(found, base, path)  # checks each table
+    except MappedAdapterError as error:
+        raise ConfigError(f"{path}: {error.message}") from None
+    return tuple(found)
+
+
+def _globs(values: Any) -> list[str]:
+    """The globs of a repeatable, comma-separated option (empty when not given)."""
+    return [part.strip() for value in values or () for part in str(value).split(",") if part.strip()]
+
+
 def resolve(
     command: str,
     params: Mapping[str, Any],
@@ -443,16 +487,30 @@ def resolve(
         skills = tuple((compile_glob(glob), name) for glob, name in skill_value.items())
 
     include = table.get("include")
+    # As ruff: --exclude replaces the configured `exclude`, --extend-exclude and
+    # `extend-exclude` add to it; each flag is repeatable and takes comma-separated globs.
+    given_exclude = _globs(params.get("exclude"))
+    excludes = given_exclude if given_exclude else list(table.get("exclude", ()))
+    excludes += list(table.get("extend-exclude", ())) + _globs(params.get("extend_exclude"))
     selection = Selection(
         base=base,
         include=tuple(compile_glob(glob) for glob in include) if include is not None else None,
-        exclude=tuple(compile_glob(glob) for glob in table.get("exclude", ())),
+        exclude=tuple(compile_glob(glob) for glob in excludes),
+        respect_gitignore=bool(table.get("respect-gitignore", True)),
         force_exclude=bool(params.get("force_exclude")) or bool(table.get("force-exclude", False)),
     )
     py_names = params.get("py_name") or table.get("py-name")
     extra = {"py_names": tuple(py_names)} if py_names else {}
+    tables = table.get("adapters") or {}
+    families = _families(tables, base, path)
     options = ConfiguredOptions(
-        repo_root=root, skill=default_skill, skills=skills, selection=selection, config_path=path, **extra
+        repo_root=root,
+        skill=default_skill,
+        skills=skills,
+        selection=selection,
+        config_path=path,
+        families=families,
+        **extra,
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
     return Settings(values=values, options=options, config_path=path, paths=paths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ API = {
     "load",
     "fixture_files",
     "import_file",
+    "export_file",
     "Adapter",
     "FamilyAdapter",
     "Context",
@@ -208,3 +210,48 @@ def test_a_plugin_adapter_needs_only_the_api() -> None:
     adapter = fixture_migrate.FamilyAdapter(name="mine_v1", schema_version="mine/v1", summary="mine")
     assert isinstance(adapter, fixture_migrate.Adapter)
     assert fixture_migrate.Context(source_file="skills/x/evals/a.json").skill_for({}) == "x"
+
+
+def test_files_follow_the_nearest_configuration(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fixture-migrate]\npy-name = ["MY_CASES"]\nexclude = ["skills/old"]\n\n'
+        '[tool.fixture-migrate.skill]\n"skills/tea/**" = "tea-sommelier"\n'
+    )
+    module = tmp_path / "skills" / "tea" / "test_cases.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('MY_CASES = [{"name": "Steep", "user_intent": "how long?"}]\n')
+    plan = fixture_migrate.plan_file(module)
+    assert (plan.status, plan.adapters) == (Status.CHANGED, ("case_list",))
+    [case] = fixture_migrate.normalize(module)
+    assert (case["skill"], case["source_file"]) == ("tea-sommelier", "skills/tea/test_cases.py")
+    assert fixture_migrate.plan_file(module, skill="other").status is Status.CHANGED
+    (tmp_path / "skills" / "old").mkdir()
+    (tmp_path / "skills" / "old" / "x.json").write_text("{")
+    assert [p.name for p in fixture_migrate.fixture_files(tmp_path, repo_root=tmp_path)] == ["test_cases.py"]
+    assert fixture_migrate.validate(tmp_path / "skills", check_refs=False)  # the old, broken file is excluded
+
+
+def test_a_bad_configuration_is_a_migration_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixture-migrate]\nno-such-key = 1\n")
+    (tmp_path / "a.json").write_text("{}")
+    with pytest.raises(MigrationError) as caught:
+        fixture_migrate.plan_file(tmp_path / "a.json")
+    assert caught.value.code == "config"
+    assert "no-such-key" in caught.value.message
+
+
+def test_export_file_reports_losses_and_can_dry_run(tmp_path: Path) -> None:
+    case = {"id": "sum", "input": "2+2?", "boundary_note": "Integers only.", "expected_outcome": "4"}
+    fixture = {"schema_version": "spec-first.workflow-eval-fixtures.v1", "skill": "math", "cases": [case]}
+    (tmp_path / "math.json").write_text(json.dumps(fixture))
+    dest = tmp_path / "out" / "samples.jsonl"
+    dry = fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals", write=False)
+    assert dry.status is Status.CHANGED and not dest.exists()
+    assert [(x["case"], x["field"], x["kind"]) for x in dry.losses] == [("sum", "boundary_note", "metadata")]
+    with pytest.raises(MigrationError) as caught:
+        fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals", strict=True)
+    assert caught.value.code == "loss" and not dest.exists()
+    done = fixture_migrate.export_file([tmp_path / "math.json"], dest, to="openai-evals")
+    assert dest.read_bytes() == done.new_bytes
+    assert fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals").status is Status.UNCHANGED

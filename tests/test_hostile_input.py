@@ -463,35 +463,54 @@ LEGACY_JSON = (
 
 @pytest.mark.parametrize("command", [["migrate", "--check"], ["detect"], ["validate", "--no-ref-check"], ["normalize"]])
 def test_unreadable_python_and_yaml_stop_only_their_own_file(tmp_path, capsys, command):
-    (tmp_path / "deep.py").write_text("CASES = " + "[" * 2000 + "]" * 2000 + "\n")  # crashed libcst's parser
-    (tmp_path / "hex.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": 0x' + "f" * 4000 + "}]\n")
-    (tmp_path / "big.yaml").write_text(
+    # In a skill's evals/ folder, where fixtures live, a file that cannot be read is an error
+    # (elsewhere a walk skips it: test_unreadable_walked_files_outside_evals_are_skipped).
+    evals = tmp_path / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "deep.py").write_text("CASES = " + "[" * 2000 + "]" * 2000 + "\n")  # crashed libcst's parser
+    (evals / "hex.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": 0x' + "f" * 4000 + "}]\n")
+    (evals / "big.yaml").write_text(
         "schema_version: prompt-examples/v1\nexamples:\n  - name: a\n    user_intent: q\n    x: " + "1" * 4301 + "\n"
     )
-    (tmp_path / "decimal.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": ' + "9" * 5000 + "}]\n")
-    (tmp_path / "escape.py").write_text('CASES = [{"name": "a", "user_intent": "\\N{NOT A NAME}"}]\n')
-    (tmp_path / "good.json").write_text(LEGACY_JSON)
+    (evals / "decimal.py").write_text('CASES = [{"name": "a", "user_intent": "q", "x": ' + "9" * 5000 + "}]\n")
+    (evals / "escape.py").write_text('CASES = [{"name": "a", "user_intent": "\\N{NOT A NAME}"}]\n')
+    (evals / "good.json").write_text(LEGACY_JSON)
     code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path))
     assert code == 2
     lines = error_lines(err)
+    assert any(line.startswith(f"{(evals / 'deep.py').as_posix()}:1:") and "[invalid_python]" in line for line in lines)
+    assert any(f"{(evals / 'hex.py').as_posix()}:1:" in line and "[integer_too_long]" in line for line in lines)
+    assert any(f"{(evals / 'big.yaml').as_posix()}:5:8:" in line and "[integer_too_long]" in line for line in lines)
+    assert any(f"{(evals / 'decimal.py').as_posix()}:1:49:" in line and "[integer_too_long]" in line for line in lines)
     assert any(
-        line.startswith(f"{(tmp_path / 'deep.py').as_posix()}:1:") and "[invalid_python]" in line for line in lines
-    )
-    assert any(f"{(tmp_path / 'hex.py').as_posix()}:1:" in line and "[integer_too_long]" in line for line in lines)
-    assert any(f"{(tmp_path / 'big.yaml').as_posix()}:5:8:" in line and "[integer_too_long]" in line for line in lines)
-    assert any(
-        f"{(tmp_path / 'decimal.py').as_posix()}:1:49:" in line and "[integer_too_long]" in line for line in lines
-    )
-    assert any(
-        f"{(tmp_path / 'escape.py').as_posix()}:1:39:" in line
+        f"{(evals / 'escape.py').as_posix()}:1:39:" in line
         and "unknown Unicode character name [invalid_python]" in line
         for line in lines
     )
     assert "good.json" in out + err  # the readable file was still processed
 
 
+@pytest.mark.parametrize("command", [["migrate", "--check"], ["detect"]])
+def test_unreadable_walked_files_outside_evals_are_skipped(tmp_path, capsys, command):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "malformed.json").write_text('{"a": ')
+    (tmp_path / "tests" / "empty.jsonl").write_text("")
+    (tmp_path / "samples.jsonl").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 12\n")
+    (tmp_path / "devcontainer.json").write_text('{\n  // editor settings\n  "name": "x",\n}\n')
+    (tmp_path / "good.json").write_text(LEGACY_JSON)
+    code, out, err = run(capsys, *command, "--repo-root", str(tmp_path), "-v", str(tmp_path))
+    assert code == (1 if "--check" in command else 0)
+    assert "Git LFS pointer" in out + err and "JSON with comments" in out + err
+    if command[0] == "migrate":
+        assert "4 skipped as unreadable" in err
+    named = run(capsys, *command, "--repo-root", str(tmp_path), str(tmp_path / "samples.jsonl"))
+    assert named[0] == 2 and "a Git LFS pointer" in named[2]
+
+
 @pytest.mark.parametrize("command", [["migrate", "--check"], ["normalize"], ["validate", "--output-format", "json"]])
 def test_a_lone_surrogate_escape_is_a_placed_error_in_every_syntax(tmp_path, capsys, command):
+    tmp_path = tmp_path / "skills" / "demo" / "evals"  # where a file that cannot be read is an error
+    tmp_path.mkdir(parents=True)
     (tmp_path / "s.py").write_text('CASES = [\n    {"name": "a\\ud800", "user_intent": "q"},\n]\n')
     (tmp_path / "s.yaml").write_text('schema_version: prompt-examples/v1\nexamples:\n  - name: "\\ud800"\n')
     (tmp_path / "s.json").write_text('{"cases": [{"id": "\\ud800"}]}')

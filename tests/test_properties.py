@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 from fixture_migrate.adapting.protocol import Context
-from fixture_migrate.cli.commands import MigrateMode, run_detect, run_migrate, run_normalize, run_validate
+from fixture_migrate.cli.commands import MigrateMode, run_migrate, run_normalize, run_validate
+from fixture_migrate.cli.decisions import run_detect
 from fixture_migrate.cli.report import Report
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.compatibility import compatibility_violations
@@ -230,6 +231,8 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "some-local-family/v3": ("cases", ("id", "name", "input", "expected", "notes"), SHARED_FILE),  # generic
 }
 
+GENERIC_FAMILY = "some-local-family/v3"
+
 SPECIAL_NAMES = (
     list(c.FILE_KEYS + c.CASE_KEYS + c.INPUT_SOURCES + c.OUTCOME_SOURCES + c.OUTCOME_OBJECT_KEYS)
     + list(c.EXTENSION_COPY_KEYS + c.FORBIDDEN_SOURCES)
@@ -262,6 +265,18 @@ def family_payload(draw: st.DrawFn, version: str) -> dict[str, Any]:
     payload.pop("examples", None)
     payload["schema_version"] = version
     payload[case_key] = draw(st.lists(members(case_names), max_size=4))
+    if version == GENERIC_FAMILY:
+        # A local family is migrated only on evidence: an input and an expected outcome in
+        # every case (the other members stay random).
+        cases = payload[case_key] or [{}]
+        payload[case_key] = [
+            {
+                **case,
+                "input": case["input"] if c.is_non_empty_string(case.get("input")) else "go",
+                "expected": case.get("expected"),
+            }
+            for case in cases
+        ]
     if draw(st.integers(0, 9)) == 0:  # both lists: the reference reads `cases` first
         other = "examples" if case_key == "cases" else "cases"
         payload[other] = draw(st.one_of(st.lists(members(case_names), max_size=2), JSON))
@@ -400,7 +415,8 @@ def test_every_family_is_generated():
 
     claimed = set()
     for version, (case_key, _, _) in FAMILIES.items():
-        unit = Unit({"schema_version": version, case_key: []})
+        cases = [{"input": "go", "expected": "done"}] if version == GENERIC_FAMILY else []
+        unit = Unit({"schema_version": version, case_key: cases})
         claimed.add(default_registry().detect(unit).name)  # type: ignore[union-attr]
     claimed.update({"yao_semantic_trigger_cases_v1", "output_cases_jsonl"})  # generated below
     # `case_list` (a bare list bound to a name in Python) has the YAML/Python property tests

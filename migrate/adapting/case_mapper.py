@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fixture_migrate.adapting.vocabulary import polarity_words
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import normalize_case_id
 from fixture_migrate.errors import MappingError
@@ -115,11 +116,17 @@ class CaseMapper(Record):
     a canonical file with every member at home is never touched.
     """
 
-    __slots__ = ("fills", "explicit_ids")
+    __slots__ = ("fills", "explicit_ids", "polarity_fields")
 
-    def __init__(self, fills: Mapping[str, tuple[str, ...]] | None = None, explicit_ids: bool = True) -> None:
+    def __init__(
+        self,
+        fills: Mapping[str, tuple[str, ...]] | None = None,
+        explicit_ids: bool = True,
+        polarity_fields: tuple[str, ...] = (),
+    ) -> None:
         self.fills: Mapping[str, tuple[str, ...]] = {} if fills is None else fills
         self.explicit_ids = explicit_ids
+        self.polarity_fields = polarity_fields
         unknown = set(self.fills) - set(FILLABLE)
         if unknown:
             raise ValueError(f"fills for non-fillable members: {sorted(unknown)}")
@@ -139,8 +146,16 @@ class CaseMapper(Record):
                 return key
         return None
 
-    def map_case(self, entry: Any, path: Path, index: int) -> Node:
+    def map_case(
+        self, entry: Any, path: Path, index: int, *, polarity: bool | None = None, default_id: str | None = None
+    ) -> Node:
         """The canonical form of the case `entry` found at `path`, `index` its 0-based position.
+
+        `polarity` says whether the skill should trigger on the case (a trigger list's
+        entry), else one of `polarity_fields` may say it; a known polarity adds the
+        coverage tags it implies and, when nothing else gives one, the outcome
+        (`vocabulary.polarity_words`). `default_id` is the id written when the entry has
+        neither `id` nor `name` (instead of `case-<n>`).
 
         Returns `Src(path)` when the case is canonical already. Raises `MappingError`
         for a case that is not an object or whose `extensions` is not an object.
@@ -155,7 +170,8 @@ class CaseMapper(Record):
         if not c.is_non_empty_string(entry.get("id")):
             if self.explicit_ids or c.is_non_empty_string(entry.get("name")):
                 edit.displace(entry, "id")
-                edit.head.append(("id", Val(normalize_case_id(entry, index) or f"case-{index + 1}")))
+                fallback = default_id if default_id and not c.is_non_empty_string(entry.get("name")) else None
+                edit.head.append(("id", Val(fallback or normalize_case_id(entry, index) or f"case-{index + 1}")))
 
         # input: the reference's first non-blank source, else the adapter's fill.
         source = next((k for k in c.INPUT_SOURCES if c.is_non_empty_string(entry.get(k))), None)
@@ -175,11 +191,18 @@ class CaseMapper(Record):
             parts = [k for k in entry if k in c.OUTCOME_OBJECT_KEYS]
             edit.place(parts[0], "expected_outcome", Obj([(k, Src(path + (k,))) for k in parts]))
             edit.consumed.update(parts)
+            has_outcome = True
         else:
             if source is None:
                 source = self._fill_source("expected_outcome", entry)
             if source is not None and source != "expected_outcome":
                 edit.renames[source] = "expected_outcome"
+            has_outcome = source is not None
+
+        if polarity is None:
+            polarity = next((entry[k] for k in self.polarity_fields if isinstance(entry.get(k), bool)), None)
+        if polarity is not None:
+            self._polarity(edit, entry, path, polarity, has_outcome)
 
         # boundary_note: kept when it says something, else the fill.
         if not c.is_non_empty_string(entry.get("boundary_note")):
@@ -207,6 +230,29 @@ class CaseMapper(Record):
                 edit.rename_as_list(entry, source, "forbidden_signals")
 
         return edit.finish(entry, f"case {index + 1}", c.CASE_KEYS)
+
+    @staticmethod
+    def _polarity(edit: _Edit, entry: dict[str, Any], path: Path, polarity: bool, has_outcome: bool) -> None:
+        """Add the coverage tags a trigger polarity implies (to those the case has) and, when
+        the case has no outcome, the polarity's outcome; both after the case's last member."""
+        outcome, tags = polarity_words(polarity)
+        last = next(reversed(entry))
+        if "coverage_tags" not in entry:
+            edit.place(last, "coverage_tags", Val(list(tags)))
+        else:
+            existing = entry["coverage_tags"]
+            have = set(c.string_array(existing))
+            missing = [tag for tag in tags if tag not in have]
+            base = path + ("coverage_tags",)
+            if missing and isinstance(existing, list):
+                items: list[Node] = [Src(base + (i,)) for i in range(len(existing))]
+                edit.place("coverage_tags", "coverage_tags", Arr(items + [Val(t) for t in missing], origin=base))
+                edit.consumed.add("coverage_tags")
+            elif missing and isinstance(existing, str):
+                edit.place("coverage_tags", "coverage_tags", Arr([Src(base)] + [Val(t) for t in missing]))
+                edit.consumed.add("coverage_tags")
+        if not has_outcome:
+            edit.place(last, "expected_outcome", Val(outcome))
 
     def map_cases(self, cases: list[Any], path: Path) -> Node:
         """The canonical form of the case array at `path`; `Src(path)` when every case is canonical."""

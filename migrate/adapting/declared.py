@@ -18,8 +18,11 @@ tag = "qa-sheet"         # optional: the file-level coverage tag (default: the s
 defaults = { coverage_tags = ["expected"] }   # values for canonical fields a record lacks
 ```
 
-It is used with `fixture-migrate import --from NAME` only (never detected: any
-record file could fit a field list). Every unmapped field of a record goes under
+It is used with `fixture-migrate import --from NAME`; with `files` (globs of the
+files the family lives in) `migrate` also claims those files and migrates them in
+place (`fixture_migrate.adapting.families`, where `should_trigger`,
+`should_not_trigger` and `polarity` are described too). Without `files` it is never
+detected: any record file could fit a field list. Every unmapped field of a record goes under
 `extensions.<NAME with non-alphanumerics as _>`, verbatim; a mapped value that is
 transformed (a number id or outcome written as text, tags slugified, a lone string
 made a list, a comma list split) keeps its source value under
@@ -58,6 +61,9 @@ MAPPABLE = ("id", "input", "expected_outcome", "coverage_tags", "boundary_note",
 
 DEFAULTABLE = ("input", "expected_outcome", "coverage_tags", "boundary_note", "forbidden_signals")
 SETTINGS = ("summary", "records", "tag", "defaults")
+IN_PLACE = ("files", "should_trigger", "should_not_trigger", "polarity")
+"""Keys of a table that `migrate` also uses to migrate the family in place
+(`fixture_migrate.adapting.families`)."""
 
 
 class MappedAdapterError(FixtureError):
@@ -126,7 +132,7 @@ class MappedAdapter(ExternalAdapter):
 
         value = mapped("input")
         if value is ABSENT or value is None:
-            raise record_error(record, f"has no `{self.mapping['input']}` field, mapped to input")
+            raise record_error(record, f"has no `{self.mapping.get('input', 'input')}` field, mapped to input")
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         keep("input", text)
 
@@ -162,12 +168,20 @@ def _check_table(path: Path, name: str, table: Any) -> dict[str, Any]:
     where = f"[tool.fixture-migrate.adapters.{name}]"
     if not isinstance(table, dict):
         raise MappedAdapterError(path, f"{where} must be a table")
-    unknown = sorted(set(table) - set(MAPPABLE) - set(SETTINGS))
+    known = MAPPABLE + SETTINGS + IN_PLACE
+    unknown = sorted(set(table) - set(known))
     if unknown:
-        raise MappedAdapterError(path, f"{where}: unknown key {unknown[0]!r} (known: {', '.join(MAPPABLE + SETTINGS)})")
-    if "input" not in table:
+        raise MappedAdapterError(path, f"{where}: unknown key {unknown[0]!r} (known: {', '.join(known)})")
+    triggers = [key for key in ("should_trigger", "should_not_trigger") if key in table]
+    if "input" not in table and not triggers:
         raise MappedAdapterError(path, f"{where}: `input` is required (the record field holding the case input)")
-    for key in MAPPABLE + ("summary", "records", "tag"):
+    for key in ("files", *triggers):
+        value = table.get(key, ["x"])
+        if not (isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value)):
+            raise MappedAdapterError(path, f"{where}: `{key}` must be a list of non-empty strings")
+    if triggers and "files" not in table:
+        raise MappedAdapterError(path, f"{where}: trigger lists are migrated in place: set `files` too")
+    for key in MAPPABLE + ("summary", "records", "tag", "polarity"):
         if key in table and not (isinstance(table[key], str) and table[key].strip()):
             raise MappedAdapterError(path, f"{where}: `{key}` must be a non-empty string")
     if "tag" in table and not c.COVERAGE_TAG_RE.fullmatch(table["tag"]):

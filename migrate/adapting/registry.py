@@ -103,6 +103,16 @@ class Registry:
                 return adapter
         return None
 
+    def import_adapters(self) -> tuple[Any, ...]:
+        """The built-in import adapters, whose `sniff` recognizes other eval tools' files
+        (`migrate` leaves those to `import`); loaded on first use."""
+        return _import_adapters()
+
+
+@lru_cache(maxsize=1)
+def _import_adapters() -> tuple[Any, ...]:
+    return tuple(load_builtin(name) for name in IMPORT_ADAPTERS)
+
 
 def load_builtin(name: str) -> Adapter:
     """The `ADAPTER` of the built-in module `fixture_migrate.adapters.<name>`."""

@@ -3,12 +3,13 @@
 Exit codes: 0 nothing to do or done; 1 `--check` found a change or `validate`
 found errors; 2 bad input, bad usage or an I/O failure (an error wins).
 
-Over 500 lines because typer reads each subcommand's options, help and examples from
-its function's signature and docstring: they are the command line's text, one function
-per subcommand, and belong together.
+Over the project's ~500 lines a module: one typer command per subcommand, each
+with its options' help text written where the option is declared; the commands
+hold no logic.
 """
 
 import gc
+import os
 import signal
 import sys
 import threading
@@ -19,8 +20,8 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
-from fixture_migrate.cli import commands
-from fixture_migrate.cli.output import make_report, output_stream
+from fixture_migrate.cli import commands, decisions
+from fixture_migrate.cli.output import github_stream, inert_line, make_report, output_stream
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
@@ -118,6 +119,24 @@ ForceExclude = Annotated[
         "(as pre-commit names them), and skip named files of other types.",
     ),
 ]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Globs of files and directories a walk leaves out, instead of the configuration's "
+        "`exclude` (repeatable, or comma-separated).",
+    ),
+]
+ExtendExclude = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--extend-exclude",
+        metavar="GLOB",
+        help="Globs a walk leaves out, besides the configuration's `exclude` (repeatable, or comma-separated). "
+        "Walks also skip what .gitignore ignores; a file named on the command line is always processed.",
+    ),
+]
 OutputFormat = Annotated[
     ReviewFormat,
     typer.Option(
@@ -149,10 +168,16 @@ def _settings(ctx: typer.Context, command: str) -> Settings:
             raise typer.BadParameter("an empty path names nothing; give a file or directory", param_hint="PATHS")
         params["paths"] = [Path(path) for path in params["paths"]]
     given = {name for name in params if _given(ctx, name)}
+    from fixture_migrate.formats import size_limit_problems
+
+    for problem in size_limit_problems():
+        _say_error(f"fixture-migrate: error: {problem}")
+    if size_limit_problems():
+        raise typer.Exit(2)
     try:
         return resolve(command, params, given, config_file=params.get("config"))
     except ConfigError as exc:
-        typer.echo(f"fixture-migrate: error: {exc}", err=True)
+        _say_error(f"fixture-migrate: error: {exc}")
         raise typer.Exit(2) from None
 
 
@@ -183,6 +208,8 @@ def migrate(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     no_cache: Annotated[
         bool,
@@ -247,6 +274,8 @@ def normalize(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -296,6 +325,8 @@ def validate(
     jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -340,6 +371,8 @@ def detect(
     output_format: OutputFormat = ReviewFormat.text,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
@@ -355,7 +388,7 @@ def detect(
     values = settings.values
     fmt = values["output_format"]
     stdout = output_stream(fmt)
-    code = commands.run_detect(
+    code = decisions.run_detect(
         settings.paths,
         settings.options,
         out=stdout,
@@ -370,6 +403,48 @@ def detect(
         output_format=fmt,
     )
     stdout.flush()
+    raise typer.Exit(code)
+
+
+@app.command()
+def suggest(
+    ctx: typer.Context,
+    paths: Paths = None,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
+    py_name: PyNames = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Draft a pyproject.toml adapter table for a local family migrate leaves unclaimed.
+
+    Reads the files (a directory: the files of local families in it), recognizes the
+    fields holding input, expected outcome, forbidden signals, boundary note and trigger
+    polarity, and prints a `[tool.fixture-migrate.adapters.NAME]` table per family.
+    Paste it into pyproject.toml: the next `migrate` migrates those files in place.
+
+    \b
+    Examples:
+      fixture-migrate suggest skills/*/evals/trigger-cases.json >> pyproject.toml
+      fixture-migrate suggest .
+    """
+    settings = _settings(ctx, "suggest")
+    values = settings.values
+    code = decisions.run_suggest(
+        settings.paths,
+        settings.options,
+        out=sys.stdout,
+        report=make_report(
+            "text",
+            out=sys.stdout,
+            root=settings.options.repo_root,
+            quiet=values["quiet"],
+            verbose=values["verbose"],
+            live_stdout=True,
+        ),
+    )
     raise typer.Exit(code)
 
 
@@ -464,6 +539,72 @@ def import_(
         "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
     )
     raise typer.Exit(run_import(request, out=sys.stdout, report=report))
+
+
+class ExportFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command("export")
+def export(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(metavar="PATHS...", help="Canonical v1 files (never modified).")],
+    to: Annotated[
+        str,
+        typer.Option("--to", help="promptfoo, inspect, openai-evals, deepeval, langsmith or skill-creator."),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="DEST",
+            help="The native file to write; its suffix picks the syntax (.jsonl, .json, .csv, .yaml).",
+        ),
+    ],
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if DEST would change.")] = False,
+    diff: Annotated[bool, typer.Option("--diff", help="Print the unified diff of DEST; write nothing.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Any loss (a value the target cannot hold) is an error: exit 2.")
+    ] = False,
+    output_format: Annotated[
+        ExportFormat,
+        typer.Option("--output-format", help="text for a person; json, one document on stdout (with the losses)."),
+    ] = ExportFormat.text,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Export canonical fixtures as another eval tool's native file.
+
+    A case imported from that tool comes back as the record it was imported from;
+    any other case is mapped onto the tool's fields, and every value the tool cannot
+    hold is listed in the loss report (stderr; `losses` with --output-format json).
+
+    \b
+    Examples:
+      fixture-migrate export skills/demo/evals/imported.json --to inspect --out evals/dataset.jsonl
+      fixture-migrate export skills/demo/evals/*.json --to promptfoo --out promptfooconfig.yaml --diff
+    """
+    from fixture_migrate.exporting.pipeline import ExportRequest, run_export
+
+    settings = _settings(ctx, "export")
+    request = ExportRequest(
+        paths=paths,
+        target=to,
+        dest=out,
+        repo_root=settings.options.repo_root,
+        check=check,
+        diff=diff,
+        strict=strict,
+        config_path=settings.config_path,
+    )
+    fmt = output_format.value
+    report = make_report(
+        "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
+    )
+    raise typer.Exit(run_export(request, out=sys.stdout, report=report, output_format=fmt))
 
 
 @app.command()
@@ -566,6 +707,21 @@ def _command_name(info: typer.models.CommandInfo) -> str:
     return info.callback.__name__.lower().replace("_", "-")
 
 
+def _say_error(text: str) -> None:
+    """Print a message of the tool's own on stderr as one line: control characters escaped
+    (`escape_text`) and a workflow-command prefix made inert (`inert_line`), so a value from
+    a config file or a path can neither start a line of its own nor be read as a command."""
+    print(inert_line(escape_text(text)), file=sys.stderr)
+
+
+def _github_requested(argv: list[str]) -> bool:
+    """Whether the run prints for GitHub Actions: `--output-format github` is given, or the
+    process runs in an Actions job (`GITHUB_ACTIONS=true`), where the runner reads every line."""
+    if os.environ.get("GITHUB_ACTIONS") == "true" or "--output-format=github" in argv:
+        return True
+    return any(a == "--output-format" and b == "github" for a, b in zip(argv, argv[1:]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code.
 
@@ -582,6 +738,11 @@ def main(argv: list[str] | None = None) -> int:
         # (modules, the app) are never looked at again; worker processes inherit both.
         gc.freeze()
         gc.set_threshold(20_000, 20, 20)
+    streams = (sys.stdout, sys.stderr)
+    if _github_requested(list(sys.argv[1:] if argv is None else argv)):
+        # Every line printed, by this tool or by the command-line parser (a usage error that
+        # quotes a value), goes through the same inert-line filter as the report.
+        sys.stdout, sys.stderr = github_stream(sys.stdout), github_stream(sys.stderr)
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -590,18 +751,21 @@ def main(argv: list[str] | None = None) -> int:
         args = sys.argv[1:] if argv is None else argv
         _app_for(args)(args=args, prog_name="fixture-migrate")
     except _Interrupted as exc:
-        print("fixture-migrate: interrupted; every file is either migrated or as it was", file=sys.stderr)
+        _say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
         return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except RegistryError as exc:
-        print(f"fixture-migrate: error: {exc}", file=sys.stderr)
+        _say_error(f"fixture-migrate: error: {exc}")
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug must still end in one line and exit 2
-        print(escape_text(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
+        _say_error(f"fixture-migrate: internal error: {type(exc).__name__}: {exc}")
         return 2
     finally:
         for signum, handler in previous.items():
             if handler is not None:
                 signal.signal(signum, handler)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
     return 0

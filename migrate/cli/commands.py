@@ -142,24 +142,21 @@ def run_migrate(
         _plan_one, _staged(engine, files), jobs=jobs, initializer=_start_worker, initargs=(options, mode, cache)
     )
     scanned = 0
+    named = {path for path in paths if not path.is_dir()}
+    other_tools: Counter[str] = Counter()
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
         if cache is not None and result.cache_entry is not None:
             relative, digest = result.cache_entry
             cache.put(relative, digest, result)
-        status = result.status
-        if status == "unchanged" or status == "not_fixture":  # most files: nothing to show or keep
-            report.count(status)
-            if output_format == "json":
-                records.append({"path": _display(path), "status": status, "adapters": result.adapters})
-            if report.verbose:
-                what = (
-                    "not a fixture, skipped" if status == "not_fixture" else f"unchanged ({', '.join(result.adapters)})"
-                )
-                report.note(f"{_display(path)}: {what}")
-            continue
-        record: dict[str, Any] = {"path": _display(path), "status": status, "adapters": result.adapters}
+        if result.status == "error":
+            _skip_or_describe(result, named=path in named, options=options)
+        record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
+        if result.reason and result.status not in ("changed", "unchanged"):
+            record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
+        if result.import_from:
+            record["import_from"] = result.import_from
         if output_format == "json":  # only the JSON document needs every file's record kept
             records.append(record)
         if result.status == Status.ERROR:
@@ -167,18 +164,48 @@ def run_migrate(
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
             continue
-        report.count(status)
-        if _handle_change(
-            engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
-        ):
-            cases += result.cases
-            moved.update(result.to_extensions)
+        report.count(result.status)
+        if result.status == Status.NOT_FIXTURE:
+            report.note(f"{_display(path)}: not a fixture, skipped")
+        elif result.status == "other_tool":
+            assert result.import_from is not None
+            other_tools[result.import_from] += 1
+            report.note(f"{_display(path)}: left for import: {result.reason}")
+        elif result.status == "unclaimed":
+            report.note(
+                f"{_display(path)}: not migrated: {result.reason}; "
+                f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it",
+                always=True,
+            )
+            if output_format == "github":
+                out.write(
+                    output.annotation(
+                        "warning",
+                        f"not migrated: {result.reason}",
+                        file=_repo_path(engine, path),
+                        line=1,
+                        title="fixture-migrate",
+                    )
+                )
+        elif result.status == "skipped":
+            report.note(f"{_display(path)}: skipped: {result.reason}")
+        elif result.status == Status.UNCHANGED:
+            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+        else:
+            if _handle_change(
+                engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
+            ):
+                cases += result.cases
+                moved.update(result.to_extensions)
     summary = {
         "files_scanned": scanned,
         "migrated": report.counts["changed"],
         "cases_migrated": cases,
         "unchanged": report.counts["unchanged"],
         "not_fixtures": report.counts["not_fixture"],
+        "other_tools": dict(sorted(other_tools.items())),
+        "unclaimed": report.counts["unclaimed"],
+        "skipped": report.counts["skipped"],
         "errors": report.counts["error"],
         "moved_to_extensions": dict(sorted(moved.items())),
         "written": mode.write,
@@ -189,6 +216,20 @@ def run_migrate(
     if cache is not None:
         cache.save()
     return report.exit_code
+
+
+def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> None:
+    """A walked file that cannot be read becomes "skipped" (with its reason) unless it lies
+    where fixtures live (`fixture_migrate.migration.unreadable`); an error that stays says
+    what the file plainly is, when it is recognized."""
+    from fixture_migrate.migration.unreadable import described, skip_reason
+
+    assert result.error is not None
+    reason = skip_reason(result.path, result.error, named=named, repo_root=options.repo_root, options=options)
+    if reason is not None:
+        result.status, result.reason, result.error = "skipped", reason, None
+    else:
+        result.error = described(result.path, result.error)
 
 
 def _handle_change(
@@ -272,9 +313,20 @@ def _load_all(
     return loaded
 
 
-_UNSAFE_LEADS = (b"\x7f", b"\xc2", b"\xe2\x80", b"\xe2\x81", b"\xd8\x9c", b"\xef\xbf")
+_UNSAFE_LEADS = (
+    b"\x7f",
+    b"\xc2",
+    b"\xe2\x80",
+    b"\xe2\x81",
+    b"\xd8\x9c",
+    b"\xef\xbf",
+    b"\xe1\xa0\x8e",
+    b"\xef\xbb\xbf",
+    b"\xf3\xa0\x80",
+    b"\xf3\xa0\x81",
+)
 """UTF-8 starts of every character `escape_json` rewrites (U+061C is D8 9C; U+FFF9-FFFB
-start EF BF)."""
+start EF BF; U+180E is E1 A0 8E, U+FEFF EF BB BF, the tags U+E0000-E007F F3 A0 80/81)."""
 
 
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
@@ -592,58 +644,6 @@ def _annotate_readiness(skills: list[Any] | None, *, out: TextIO) -> None:
         )
         first = skill.files[0] if skill.files else None
         out.write(output.annotation("error", message, file=first, line=1 if first else None, title="readiness"))
-
-
-def run_detect(
-    paths: Sequence[Path], options: Options, *, out: TextIO, report: Report, output_format: str = "text"
-) -> int:
-    """Print, per file (and per payload of a multi-payload file), the adapter that claims it.
-
-    `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind}`,
-    adapter null for "not a fixture"; errors as `{path, error}`), or "github" (a notice
-    on each legacy file, an error annotation for each file that cannot be read).
-    """
-    from fixture_migrate.migration.reader import Reader
-
-    reader = Reader(Engine(options))
-    records: list[dict[str, Any]] = []
-    for loaded in _load_all(reader, paths, report):
-        if loaded.error is not None:
-            report.error(_display(loaded.path), loaded.error)
-            records.append({"path": _display(loaded.path), "error": output.error_record(loaded.error)})
-            continue
-        assert loaded.document is not None
-        if not loaded.document.units:  # a YAML stream or Python module with no payload in it
-            out.write(escape_text(f"{_display(loaded.path)}: not a fixture") + "\n")
-        for unit, adapter in zip(loaded.document.units, loaded.adapters, strict=True):
-            where = _display(loaded.path) + (f" [{unit.label}]" if unit.label else "")
-            if adapter is None:
-                claim = "not a fixture"
-            elif adapter.kind == "canonical":
-                claim = "canonical"
-            else:
-                claim = f"{adapter.name} ({adapter.kind})"
-            records.append(
-                {
-                    "path": _display(loaded.path),
-                    "unit": unit.label,
-                    "adapter": adapter.name if adapter else None,
-                    "kind": adapter.kind if adapter else None,
-                }
-            )
-            if output_format == "text":
-                out.write(escape_text(f"{where}: {claim}") + "\n")
-            elif output_format == "github" and adapter is not None and adapter.kind != "canonical":
-                from fixture_migrate.migration.paths import relative_source
-
-                message = (
-                    f"legacy fixture ({claim}); `fixture-migrate migrate {_display(loaded.path)}` rewrites it as v1"
-                )
-                name = relative_source(loaded.path, options.repo_root)
-                out.write(output.annotation("notice", message, file=name, line=1, title="fixture-migrate"))
-    if output_format == "json":
-        out.write(dump_json(records) + "\n")
-    return report.exit_code
 
 
 def run_schema(*, out: TextIO) -> int:

@@ -264,6 +264,14 @@ def migrate_summary_text(summary: Mapping[str, Any], *, written: bool) -> str:
         parts.append(f"{summary['unchanged']} unchanged")
     if summary["not_fixtures"]:
         parts.append(plural(summary["not_fixtures"], "not a fixture", "not fixtures"))
+    tools = summary.get("other_tools") or {}
+    if tools:
+        listed = ", ".join(f"{name} {n}" for name, n in tools.items())
+        parts.append(f"{sum(tools.values())} left for import ({listed})")
+    if summary.get("unclaimed"):
+        parts.append(f"{summary['unclaimed']} unclaimed (named above)")
+    if summary.get("skipped"):
+        parts.append(f"{summary['skipped']} skipped as unreadable")
     if summary["errors"]:
         parts.append(plural(summary["errors"], "error"))
     text = plural(summary["files_scanned"], "file") + " scanned"

@@ -42,8 +42,11 @@ NEXT_STEPS = {
     "read_only": "make it writable (chmod u+w) if it should be migrated, then run again",
     "changed_meanwhile": "run again once the other writer is done",
     "symlink_outside_repo": "migrate the file it points to in its own repository, or pass --repo-root",
+    "symlink_loop": "point the link at a file, or remove it",
     "symlink_rename": "migrate the file the link points to",
     "hard_link_outside_repo": "run from a --repo-root that holds every link, or copy the file to break the link",
+    "bad_size_limit": "set the variable to a number of bytes, or a number followed by KiB, MiB or GiB",
+    "hard_link_rename": "copy the file to break the link (cp f.jsonl f.tmp && mv f.tmp f.jsonl), then run again",
 }
 """Per error code, what the user can do next; appended to the message as `(help: ...)`."""
 

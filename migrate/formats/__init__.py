@@ -27,7 +27,9 @@ from fixture_migrate.slots import Record
 BOM = b"\xef\xbb\xbf"
 
 SYNTAX_BY_SUFFIX = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".py": "python"}
-"""File suffix -> syntax name; a directory walk visits these suffixes."""
+"""File suffix -> syntax name of a fixture file; a directory walk visits these suffixes.
+`import` reads the same suffixes (a Python module excepted) with the same readers, plus
+the few of `fixture_migrate.importing.readers.IMPORT_ONLY_SUFFIXES` (CSV, `.ndjson`)."""
 
 DEFAULT_PY_NAMES = ("CASES", "FIXTURE")
 """Names a bare list of case dicts in a Python module is a fixture under, unless `--py-name` says others."""
@@ -62,15 +64,38 @@ MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 300, "python": 1250}
 SYNTAX_NAMES = {"json": "JSON", "jsonl": "JSON Lines", "yaml": "YAML", "python": "Python"}
 
 
+_SIZE_VALUE = re.compile(r"([0-9]+)[ \t]*(KiB|MiB|GiB)?", re.ASCII)
+
+
 def max_bytes(syntax: str, default: int) -> int:
-    """The size limit of `syntax`: the one its environment variable sets (bytes, or a
-    number with `KiB`, `MiB` or `GiB`; a value that is neither is ignored), else
-    `SIZE_LIMITS`, else `default`."""
+    """The size limit of `syntax`: the one its environment variable sets (ASCII digits, as
+    bytes or followed by `KiB`, `MiB` or `GiB`), else `SIZE_LIMITS`, else `default`. A set
+    variable holding anything else is an error (`FixtureError`, `bad_size_limit`), never
+    ignored: see `size_limit_problem`."""
     value = os.environ.get(size_variable(syntax), "").strip()
-    match = re.fullmatch(r"(\d+)\s*(KiB|MiB|GiB)?", value)
-    if not match:
+    if not value:
         return SIZE_LIMITS.get(syntax, default)
+    match = _SIZE_VALUE.fullmatch(value)
+    if not match:
+        raise FixtureError(size_limit_problem(syntax) or "", code="bad_size_limit")
     return int(match.group(1)) << {None: 0, "KiB": 10, "MiB": 20, "GiB": 30}[match.group(2)]
+
+
+def size_limit_problem(syntax: str) -> str | None:
+    """What is wrong with the size-limit variable of `syntax`, or None when it is unset or valid."""
+    variable = size_variable(syntax)
+    value = os.environ.get(variable, "").strip()
+    if not value or _SIZE_VALUE.fullmatch(value):
+        return None
+    return (
+        f"{variable}={value!r} is not a size: give a whole number of bytes in ASCII digits, "
+        "optionally followed by KiB, MiB or GiB (for example 4MiB)"
+    )
+
+
+def size_limit_problems() -> list[str]:
+    """`size_limit_problem` of every fixture syntax that has one."""
+    return [problem for syntax in SYNTAX_NAMES if (problem := size_limit_problem(syntax))]
 
 
 def size_variable(syntax: str) -> str:
@@ -80,6 +105,11 @@ def size_variable(syntax: str) -> str:
 
 MAX_NODES = 1_000_000
 """The most values a YAML document may expand to through its aliases (a "billion laughs" guard)."""
+
+MAX_EXPANDED_CHARS = 16 * 1024 * 1024
+"""The most characters of scalar text (keys and values) a YAML document may expand to
+through its aliases: one long anchored string aliased a few thousand times stays far under
+`MAX_NODES` and would still take gigabytes once copied out (16 Mi, the largest file read)."""
 
 MAX_INT_DIGITS = 4300
 """The longest integer, in decimal digits, a fixture may hold: Python's own limit on turning

@@ -119,8 +119,12 @@ class _Reader:
         self.positions = positions
         self.line_starts = line_starts
         self.strings: list[tuple[int, int]] = []
+        self.drops: dict[int, list[int]] = {}  # per line, columns of `text` libcst's code lacks
 
     def offset(self, line: int, col: int) -> int:
+        for dropped in self.drops.get(line, ()):
+            if dropped <= col:
+                col += 1
         return self.line_starts[line - 1] + col
 
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -326,6 +330,37 @@ def _is_payload(value: cst.BaseExpression) -> bool:
     return False
 
 
+def _partial_dict(
+    value: cst.BaseExpression, text: str, positions: Any, line_starts: list[int]
+) -> dict[str, Any] | None:
+    """The data of a dict literal read leniently: each value that is not a literal read as
+    None, each member that is not `"key": value` left out; None when `value` is no dict."""
+    if not isinstance(value, cst.Dict):
+        return None
+    reader = _Reader(text, positions, line_starts, "last")
+
+    def lenient(node: cst.BaseExpression) -> Any:
+        if isinstance(node, cst.Dict):
+            data: dict[str, Any] = {}
+            for element in node.elements:
+                if isinstance(element, cst.DictElement) and isinstance(
+                    element.key, (cst.SimpleString, cst.ConcatenatedString)
+                ):
+                    try:
+                        data[reader.string(element.key)] = lenient(element.value)
+                    except FixtureError:
+                        continue
+            return data
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return [lenient(e.value) for e in node.elements if isinstance(e, cst.Element)]
+        try:
+            return reader.build(node).data
+        except FixtureError:
+            return None
+
+    return lenient(value)
+
+
 def _is_case_list(value: cst.BaseExpression) -> bool:
     return isinstance(value, (cst.List, cst.Tuple)) and any(
         isinstance(element, cst.Element) and isinstance(element.value, cst.Dict) for element in value.elements
@@ -416,12 +451,43 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
     if names:
         alternatives = "|".join(re.escape(name) for name in names)
         # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`).
-        if re.search(rf"(?m)(?:^|[;=])[ \t]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
+        # Python's indentation may hold form feeds (a page break before a binding).
+        if re.search(rf"(?m)(?:^|[;=])[ \t\f]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
             return True
     return False
 
 
+def _dropped_white_space(text: str, code: str) -> dict[int, list[int]]:
+    """Per line (1-based), the columns of `text` that libcst's `code` of it lacks: libcst
+    drops the leading white space of a line that holds a form feed (Python allows one in
+    indentation, as a page break), so its positions on that line are short by as many
+    characters. Raises
+    `FixtureError` when the two differ otherwise (never expected)."""
+    drops: dict[int, list[int]] = {}
+    ours, theirs = text.split("\n"), code.split("\n")
+    if len(ours) != len(theirs):
+        raise FixtureError("internal error: the parser read another text than the file's", code="internal")
+    for number, (line, parsed) in enumerate(zip(ours, theirs, strict=True), start=1):
+        if line == parsed:
+            continue
+        i = j = 0
+        columns: list[int] = []
+        while i < len(line):
+            if j < len(parsed) and line[i] == parsed[j]:
+                j += 1
+            elif line[i] in " \t\f":
+                columns.append(i)
+            else:
+                break
+            i += 1
+        if i < len(line) or j != len(parsed):
+            raise FixtureError("internal error: the parser read another text than the file's", code="internal")
+        drops[number] = columns
+    return drops
+
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_RAW_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 class PythonSource:
@@ -444,7 +510,9 @@ class PythonSource:
         if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
             decode_text(raw)  # raises the UTF-16/32 error every syntax gives
         try:
-            encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+            # Lines as Python's tokenizer sees them: a lone CR ends one too (BytesIO.readline
+            # would read a lone-CR module as one line, and miss its coding cookie).
+            encoding, _ = tokenize.detect_encoding(iter(_RAW_LINES.findall(raw[:4096]) + [b""]).__next__)
         except SyntaxError as error:
             if "unknown encoding" in str(error.msg) or "encoding problem" in str(error.msg):
                 raise FixtureError(f"invalid Python: {error.msg}", code="encoding", line=1, column=1) from None
@@ -488,6 +556,17 @@ class PythonSource:
         character the file's encoding cannot hold."""
         text = self.original
         for start, end, new in sorted(edits, reverse=True):
+            # What an edit keeps at its start and end is not rewritten: those bytes (a line
+            # ending of another kind in a file of mixed endings, say) stay as they are.
+            old = self.text[start:end]
+            limit = min(len(old), len(new))
+            head = 0
+            while head < limit and old[head] == new[head]:
+                head += 1
+            tail = 0
+            while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+                tail += 1
+            start, end, new = start + head, end - tail, new[head : len(new) - tail]
             if self.newline != "\n":
                 new = new.replace("\n", self.newline)
             text = text[: self._original_offset(start)] + new + text[self._original_offset(end) :]
@@ -526,14 +605,17 @@ class PythonDocument(Document):
         self.text = text
         self.py_names = tuple(py_names)
         self.fixtures: list[Fixture] = []
+        self.refused: list[tuple[str, FixtureError, dict[str, Any]]] = []
         self.strings: list[tuple[int, int]] = []
         self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
-        self.module: cst.Module | None = None
+        self.comments: Counter[str] = Counter()  # of the module: a migration must keep every one
         if not _mentions(text, self.py_names):
             return
         try:
-            self.module, self.fixtures, self.strings = self._read(text, duplicates)
+            # Only the comments of libcst's tree are kept: the tree itself is the largest
+            # thing a run holds, and the check of the rendered module parses another.
+            self.comments, self.fixtures, self.strings = self._read(text, duplicates)
         except RecursionError:  # libcst's tree walks recurse per level of nesting
             raise _too_deep(text) from None
         self.units = [
@@ -546,8 +628,9 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str, duplicates: str = "refuse") -> tuple[cst.Module, list[Fixture], list[tuple[int, int]]]:
-        """Parse `text` and read its fixture literals; raises `FixtureError`."""
+    def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
+        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`."""
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
@@ -562,6 +645,8 @@ class PythonDocument(Document):
             if char == "\n":
                 line_starts.append(i + 1)
         reader = _Reader(text, positions, line_starts, duplicates)
+        if module.code != text:
+            reader.drops = _dropped_white_space(text, module.code)
         fixtures: list[Fixture] = []
         names: Counter[str] = Counter()
         for statement in module.body:
@@ -588,8 +673,18 @@ class PythonDocument(Document):
                 name = next((n for n in bound if n in self.py_names), bound[0])
                 names[name] += 1
                 label = name if names[name] == 1 else f"{name} (line {positions[value].start.line})"
-                fixtures.append(Fixture(label, reader.build(value), shape))
-        return module, fixtures, sorted(reader.strings)
+                try:
+                    root = reader.build(value)
+                except FixtureError as error:
+                    partial = _partial_dict(value, text, positions, line_starts) if shape == "payload" else None
+                    if error.code != "not_a_literal" or partial is None:
+                        raise
+                    # A dict holding a name (`{"schema_version": 1, "runner": RUNNER_ID}`) is
+                    # code's data, unless a known family claims it (the engine decides).
+                    self.refused.append((label, error, partial))
+                    continue
+                fixtures.append(Fixture(label, root, shape))
+        return _comments(module), fixtures, sorted(reader.strings)
 
     @property
     def encoding(self) -> str:
@@ -636,13 +731,12 @@ class PythonDocument(Document):
         """The unit data of a rendered module, after refusing one that does not parse or
         has lost a comment."""
         try:
-            module, fixtures, _ = self._read(text)
+            comments, fixtures, _ = self._read(text)
         except FixtureError as error:
             raise FixtureError(
                 f"internal error: the migrated module would not read back ({error.message})", code="internal"
             ) from None
-        assert self.module is not None
-        lost = _comments(self.module) - _comments(module)
+        lost = self.comments - comments
         if lost:
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
-from fixture_migrate.formats import BOM, LONE_SURROGATE, MAX_NODES, Document, Unit, decode_text
+from fixture_migrate.formats import BOM, LONE_SURROGATE, MAX_EXPANDED_CHARS, MAX_NODES, Document, Unit, decode_text
 from fixture_migrate.formats.target import Node, is_unchanged, materialize
 from fixture_migrate.formats.target import Path as NodePath
 from fixture_migrate.formats.yaml_style import YamlStyle, detect_style
@@ -133,6 +133,7 @@ class _Composer:
                 node.target = target
                 node.data = target.data
                 node.size = target.size
+                node.weight = target.weight
             elif kind in (ev.MappingStartEvent, ev.SequenceStartEvent):
                 node = YNode(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index)
                 node.anchor, node.tag, node.flow = event.anchor, event.tag, bool(event.flow_style)
@@ -230,9 +231,19 @@ class _Composer:
             return node
         parent = stack[-1]
         parent.size += node.size
+        if node.kind == SCALAR:
+            node.weight = len(node.value or "")
+        parent.weight += node.weight
         if parent.size > MAX_NODES:
             raise self.error(
                 f"the document expands to more than {MAX_NODES:,} values through its aliases", node.start, "too_large"
+            )
+        if parent.weight > MAX_EXPANDED_CHARS:
+            raise self.error(
+                f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases "
+                f"({len(self.text):,} in the file); a fixed limit: alias long text less often",
+                node.start,
+                "too_large",
             )
         if parent.kind == SEQ:
             if not parent.flow:

@@ -158,6 +158,7 @@ class YNode:
         "target",
         "data",
         "size",
+        "weight",
         "layout",
     )
 
@@ -185,6 +186,7 @@ class YNode:
         self.target: YNode | None = None
         self.data: Any = None
         self.size = 1
+        self.weight = 0  # characters of scalar text it expands to, aliases copied out
         self.layout: Layout | None = None
 
     @property

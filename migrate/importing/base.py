@@ -19,6 +19,14 @@ recorded in the file), and two methods:
   `job.description`, `job.skill` (the format's own skill name) and
   `job.extensions` (file-level leftovers), and raises `SourceError` for bad input.
 
+An adapter that also writes its format (`fixture-migrate export --to FORMAT`, see
+`fixture_migrate.exporting`) lists the syntaxes it writes in `export_syntaxes` and
+implements `record_of(case, context)` (a case it imported, back to its source
+record), `map_case(case, context)` (any other case, what the format cannot hold
+reported through `context.loss`) and, where a file is more than a list of records,
+`export_document(records, context)`. The import records a record's member order
+(`extensions.import.keys`) where `record_of` would give another.
+
 `ExternalAdapter` gives the defaults; third-party adapters subclass it and are
 registered under the entry-point group `fixture_migrate.adapters`.
 
@@ -58,7 +66,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError, MappingError
-from fixture_migrate.importing.readers import PointerPath, Record, Source, SourceError, read_source
+from fixture_migrate.importing.readers import PointerPath, Source, SourceError, SourceRecord, read_source, syntax_for
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT", "__bool__": lambda self: False})()
 """Marks a core field the case does not have (distinct from a null value)."""
@@ -108,7 +116,7 @@ class Draft:
     `shared` other top-level `extensions` keys (DeepEval's `context`).
     """
 
-    record: Record
+    record: SourceRecord
     id: str
     input: str
     expected: Any = ABSENT
@@ -232,6 +240,21 @@ class ExternalAdapter:
     def build(self, sources: list[Source], job: Job) -> list[Draft]:
         raise NotImplementedError
 
+    export_syntaxes: tuple[str, ...] = ()
+    """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only)."""
+
+    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        """The source record of a case this adapter imported, rebuilt from its `extensions`."""
+        raise NotImplementedError
+
+    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
+        """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
+        raise NotImplementedError
+
+    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
+        """The document DEST holds: by default the list of records."""
+        return records
+
 
 # --- identifying content -------------------------------------------------------------
 
@@ -349,12 +372,14 @@ def render_input(value: Any) -> str | None:
     return None
 
 
-def record_error(record: Record, message: str, code: str = "record_shape", key: str | int | None = None) -> SourceError:
+def record_error(
+    record: SourceRecord, message: str, code: str = "record_shape", key: str | int | None = None
+) -> SourceError:
     """A `SourceError` about a record, worded with its locator."""
     return record.error(f"record {record.locator}: {message}", code, key)
 
 
-def require_object(record: Record) -> dict[str, Any]:
+def require_object(record: SourceRecord) -> dict[str, Any]:
     """The record's data, which must be an object; raises `SourceError` (`record_not_object`)."""
     if not isinstance(record.data, dict):
         kind = "an array" if isinstance(record.data, list) else "a scalar"
@@ -379,10 +404,10 @@ __all__ = [
     "FixtureError",
     "ImportAdapter",
     "Job",
-    "Record",
     "Sniff",
     "Source",
     "SourceError",
+    "SourceRecord",
     "canonical_json",
     "content_id",
     "own_id",
@@ -392,3 +417,103 @@ __all__ = [
     "slug_tag",
     "unique_ids",
 ]
+
+
+# --- export ----------------------------------------------------------------------------
+# An adapter that can also write its format (`fixture-migrate export --to FORMAT`) lists the
+# syntaxes it writes in `export_syntaxes` and implements `record_of` (an imported case back
+# to its source record), `map_case` (any other case mapped onto the format's fields) and,
+# where the file is more than a list of records, `export_document`.
+
+DROPPED = "dropped"
+"""Loss kind: the value is not written at all."""
+METADATA = "metadata"
+"""Loss kind: the value is written under the target's metadata, which the tool does not act on."""
+TEXT = "text"
+"""Loss kind: the value is written as JSON text where the target takes a string."""
+
+META_KEY = "fixture_migrate"
+"""The key under the target's metadata that holds the canonical members the target has no
+field for (`id`, `coverage_tags`, `source_refs`, `extensions`, ...)."""
+
+
+class ExportContext:
+    """What an adapter's export functions get besides the case: `file` the canonical file
+    (its members other than `cases`), `shown` its name in messages, `syntax` of DEST
+    (`json`, `jsonl`, `csv`, `yaml`), `cases` (for `export_document`: the cases of every
+    record, in order), and `loss(...)` to list a value the target cannot hold
+    (`migrate.exporting.losses`)."""
+
+    def __init__(self, file: dict[str, Any], shown: str, syntax: str, losses: Any) -> None:
+        self.file = file
+        self.shown = shown
+        self.syntax = syntax
+        self.losses = losses
+        self.cases: list[dict[str, Any]] = []
+        """Every case exported, in order (set for `export_document`)."""
+        self.dest_name = ""
+        """The file name of DEST (set for `export_document`)."""
+
+    def loss(self, case: dict[str, Any] | None, field_name: str, kind: str, where: str | None, reason: str) -> None:
+        self.losses.add(self.shown, None if case is None else str(case.get("id")), field_name, kind, where, reason)
+
+
+def extension(case: dict[str, Any], namespace: str) -> dict[str, Any]:
+    """`case.extensions[namespace]` when it is an object, else an empty one."""
+    extensions = case.get("extensions")
+    value = extensions.get(namespace) if isinstance(extensions, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def imported_from(case: dict[str, Any]) -> str | None:
+    """The format a case was imported from (`extensions.import.format`), or None."""
+    info = extension(case, "import")
+    return info.get("format") if isinstance(info.get("format"), str) else None
+
+
+def proposed_id(case: dict[str, Any]) -> str:
+    """The id the import proposed for a case (before a repeat was renamed `-2`, ...)."""
+    info = extension(case, "import")
+    return info["id"] if isinstance(info.get("id"), str) else str(case.get("id"))
+
+
+def origin_syntax(case: dict[str, Any]) -> str | None:
+    """The syntax of the file an imported case came from, by its suffix."""
+    source = extension(case, "import").get("source_file")
+    if not isinstance(source, str):
+        return None
+    return syntax_for(Path(source))
+
+
+def original_of(extensions: dict[str, Any], key: str, value: Any, *, same_syntax: bool = True) -> Any:
+    """The source form of a member the import transformed (kept under `original`), else `value`."""
+    original = extensions.get("original")
+    if same_syntax and isinstance(original, dict) and key in original:
+        return original[key]
+    return value
+
+
+def fixture_metadata(case: dict[str, Any], *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The canonical members of a case that a target without a field for them keeps under
+    its metadata (`META_KEY`): `id`, `coverage_tags`, `boundary_note`, `forbidden_signals`,
+    `source_refs`, `extensions`, each when present and not in `skip`."""
+    keys = ("id", "coverage_tags", "boundary_note", "forbidden_signals", "source_refs", "extensions")
+    return {key: case[key] for key in keys if key in case and key not in skip and case[key] not in ("", [], {}, None)}
+
+
+def in_key_order(record: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """`record` with its members in the order the source record had them
+    (`extensions.import.keys`, recorded by the import only where it differs)."""
+    keys = extension(case, "import").get("keys")
+    if not isinstance(keys, list):
+        return record
+    ordered = {key: record[key] for key in keys if isinstance(key, str) and key in record}
+    ordered.update((key, value) for key, value in record.items() if key not in ordered)
+    return ordered
+
+
+def outcome_text(value: Any) -> str:
+    """An expected outcome as one string: a string as is, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)

@@ -46,7 +46,16 @@ from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.contract.validate import RefChecker, validate_cases
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
-from fixture_migrate.importing.base import ABSENT, Draft, ImportAdapter, Job, Sniff, canonical_json, unique_ids
+from fixture_migrate.importing.base import (
+    ABSENT,
+    Draft,
+    ExportContext,
+    ImportAdapter,
+    Job,
+    Sniff,
+    canonical_json,
+    unique_ids,
+)
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.paths import diff_name, relative_source
@@ -251,7 +260,12 @@ def read_sources(request: ImportRequest) -> list[Source]:
     seen: set[Path] = set()
     errors: list[tuple[Path | str, FixtureError]] = []
     for index, path in enumerate(request.sources):
-        real = path.resolve()
+        try:
+            # The root rule first: a symlink loop, or a link leading outside, is this SRC's error.
+            real = resolve_target(path, request.repo_root)
+        except FixtureError as error:
+            errors.append((path, error))
+            continue
         if real in seen:
             continue
         seen.add(real)
@@ -274,14 +288,40 @@ def read_sources(request: ImportRequest) -> list[Source]:
 
 
 def _check_fields_used(request: ImportRequest, sources: list[Source]) -> None:
-    """Raise `ImportFailed` for a `--field NAME=COLUMN` whose COLUMN no record read so far
-    has as a top-level member (a mistyped column, or a format whose records nest it)."""
+    """Raise `ImportFailed` for a `--field NAME=COLUMN` whose COLUMN no record has as a
+    top-level member (a mistyped column, or a format whose records nest it), naming the
+    members the records do have."""
     renamed = set().union(*(source.renamed for source in sources))
+    members: dict[str, None] = {}
+    for source in sources:
+        members.update(dict.fromkeys(_record_members(source.data)))
     for name, column in request.fields.items():
-        if column not in renamed:
+        if column not in renamed and column not in members:
+            have = ", ".join(f"`{m}`" for m in list(members)[:12]) or "none"
             raise _fail(
-                "--field", f"--field {name}={column}: no record read has a top-level `{column}` member", "usage"
+                "--field",
+                f"--field {name}={column}: no record read has a top-level `{column}` member "
+                f"(the records' members: {have})",
+                "usage",
             )
+
+
+def _record_members(data: Any) -> list[str]:
+    """The top-level members of the records in a source: the objects of a list, or of the
+    lists an object holds (an `evals`, `queries` or `goldens` list)."""
+    lists = (
+        [data]
+        if isinstance(data, list)
+        else [v for v in data.values() if isinstance(v, list)]
+        if isinstance(data, dict)
+        else []
+    )
+    found: dict[str, None] = {}
+    for items in lists:
+        for item in items:
+            if isinstance(item, dict):
+                found.update(dict.fromkeys(k for k in item if isinstance(k, str)))
+    return list(found)
 
 
 def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None = None) -> ImportPlan:
@@ -300,14 +340,16 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     dest = request.dest
     if dest.suffix.lower() != ".json":
         raise _fail(dest, "--out must name a .json file: the canonical file is JSON", "usage")
-    if dest.exists() and not dest.is_file():
-        raise _fail(dest, "--out names a directory; give a .json file path", "usage")
     try:
         # As `migrate` writes: never through a symlink (or a symlinked directory) leading
-        # outside the repo root, a dangling one included.
+        # outside the repo root, a dangling one included, nor through a symlink loop.
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None
+    if dest.is_dir():
+        raise _fail(dest, "--out names a directory; give a .json file path", "usage")
+    if dest.exists() and not dest.is_file():
+        raise _fail(dest, "--out names a pipe, socket or device; give a regular .json file path", "not_regular")
     adapters = import_adapters(request.repo_root, request.config_path)
     chosen = None if request.fmt == AUTO else find_adapter(adapters, request.fmt)
     sources = read_sources(request)
@@ -320,15 +362,32 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         drafts = adapter.build(sources, job)
     except SourceError as error:
         _check_fields_used(request, sources)  # a mistyped COLUMN explains a missing field best
+        renamed = sorted(set().union(*(source.renamed for source in sources)))
+        if renamed:
+            given = "; ".join(
+                f"--field {name}={column} renamed `{column}` to `{name}`"
+                for name, column in request.fields.items()
+                if column in renamed
+            )
+            error = SourceError(
+                error.path,
+                FixtureError(
+                    f"{error.message} ({given}: {adapter.format} reads `{renamed[0]}` under its own name)",
+                    code=error.code,
+                    line=error.line,
+                    column=error.column,
+                ),
+            )
         raise ImportFailed([(error.path, error)]) from None
     _check_fields_used(request, sources)
     if not drafts:
         raise _fail(sources[0].path, "no cases found: nothing to import", "no_cases")
 
-    read = sources + [s for s in job.read_sources if s.path.resolve() not in {x.path.resolve() for x in sources}]
-    dest_real = dest.resolve()
+    real = os.path.realpath  # never raises on a link loop (Path.resolve may): those were refused above
+    read = sources + [s for s in job.read_sources if real(s.path) not in {real(x.path) for x in sources}]
+    dest_real = real(dest)
     for source in read:
-        if source.path.resolve() == dest_real:
+        if real(source.path) == dest_real:
             raise _fail(dest, f"--out is a source of this import ({source.path}); sources are never written", "usage")
 
     dest_ref = relative_source(dest, request.repo_root)
@@ -443,7 +502,27 @@ def assemble_payload(
         file_extensions[adapter.namespace] = job.extensions
     payload["extensions"] = file_extensions
     payload["cases"] = cases
+    _record_key_order(adapter, payload, drafts)
     return payload
+
+
+def _record_key_order(adapter: ImportAdapter, payload: dict[str, Any], drafts: list[Draft]) -> None:
+    """Add `extensions.import.keys` (the record's member order) to each case whose record an
+    export would rebuild with its members in another order; nothing where it is the same."""
+    if not getattr(adapter, "export_syntaxes", ()):
+        return
+    file = {key: value for key, value in payload.items() if key != "cases"}
+    for case, draft in zip(payload["cases"], drafts, strict=True):
+        source = draft.record.data
+        if not isinstance(source, dict):
+            continue
+        context = ExportContext(file, draft.record.source.ref, draft.record.source.syntax, None)
+        try:
+            rebuilt = adapter.record_of(case, context)
+        except Exception:  # noqa: BLE001 - a plugin's export may fail; the import does not depend on it
+            continue
+        if list(rebuilt) != list(source) and set(rebuilt) == set(source):
+            case["extensions"]["import"]["keys"] = list(source)
 
 
 def _check_valid(payload: dict[str, Any], dest: Path, dest_ref: str, root: Path, drafts: list[Draft]) -> None:
@@ -615,7 +694,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
     `--check` when DEST would change; 2 on any error, with nothing written)."""
     shown = request.dest.as_posix()
     try:
-        plan = plan_import(request, on_note=lambda message: report.note(message, always=message.startswith("warning")))
+        plan = plan_import(request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped"))))
     except ImportFailed as failure:
         for path, error in failure.errors:
             report.error(path.as_posix() if isinstance(path, Path) else path, error)

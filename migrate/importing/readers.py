@@ -3,21 +3,24 @@
 `fixture-migrate import` reads files written for other eval tools (JSON, JSON
 Lines, YAML, CSV) into a `Source`: the parsed data, the repo-relative path the
 imported cases cite (`ref`), and the means to name a record's place
-(`Record.locator`: `L12` for a JSONL or CSV record, the first physical line of
+(`SourceRecord.locator`: `L12` for a JSONL or CSV record, the first physical line of
 the record; a JSON pointer such as `/evals/3` for an element of a JSON or YAML
 document) and to point an error at a line and column.
 
 The parsed `data` is what the conservation check compares the canonical file
 with (`fixture_migrate.contract.conservation`), so it is kept exactly as read: a CSV file is a
-list of `{column: cell}` objects whose cells are strings; a YAML file is the
-plain JSON data it stands for (timestamps stay the text they were written as;
-a value JSON cannot hold, such as `.inf` or `!!binary`, is an error). ruamel.yaml
-is imported only when a YAML source is read, and the csv module only for CSV.
+list of `{column: cell}` objects whose cells are strings; a YAML file is read by
+the same composer as a YAML fixture (`fixture_migrate.formats.yaml_format`), so
+`import` and `migrate` read every scalar alike: null, true/false, decimal integers
+and dotted floats are values, and every other plain scalar (`1e3`, `0755`, `0x1F`,
+`yes`, `.inf`, dates) is the string it is written as; a tag is never constructed
+(a tagged value reads as its text or contents); a key repeated in one mapping is
+refused; aliases are bounded (`MAX_NODES`). ruamel.yaml is imported only when a
+YAML source is read, and the csv module only for CSV.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import posixpath
 from collections.abc import Mapping
@@ -27,18 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
-from fixture_migrate.formats import BOM, MAX_NODES, decode_text
+from fixture_migrate.formats import BOM, decode_text, syntax_of
 from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
 
-SYNTAX_BY_SUFFIX = {
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".csv": "csv",
-}
-"""File suffix -> syntax of an import source; `.txt` and other text is read only as a
+IMPORT_ONLY_SUFFIXES = {".ndjson": "jsonl", ".csv": "csv"}
+"""File suffix -> syntax of what an import reads beyond fixture files. An import source
+is any file of `fixture_migrate.formats.SYNTAX_BY_SUFFIX` but a Python module (no eval
+tool keeps its cases in one), or one of these; `.txt` and other text is read only as a
 referenced value (`Source.text`)."""
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
@@ -61,7 +59,7 @@ def json_pointer(path: PointerPath) -> str:
 
 
 @dataclass
-class Record:
+class SourceRecord:
     """One record of a source: `data` (as read, with any `--field` renames applied),
     its 0-based `index` in its list, its `locator` (`L12` or a JSON pointer), the 1-based
     `line` it starts on where known, its `path` inside the source data, and the `source`."""
@@ -89,7 +87,7 @@ class Source:
     """A file read for an import.
 
     `path` is the file as the user (or a reference) named it; `ref` the repo-relative
-    POSIX path cases cite; `syntax` one of `SYNTAX_BY_SUFFIX`'s values or "text";
+    POSIX path cases cite; `syntax` a value of `syntax_for` or "text";
     `data` the parsed content (see the module docstring); `raw` its bytes. `fields`
     renames record members before adapters see them (`--field input=question` is
     `{"question": "input"}`) and `renamed` collects the members it renamed; `role` is set
@@ -117,7 +115,7 @@ class Source:
         """True for JSONL and CSV, whose records are located by line."""
         return self.syntax in ("jsonl", "csv")
 
-    def records(self, at: PointerPath = ()) -> list[Record]:
+    def records(self, at: PointerPath = ()) -> list[SourceRecord]:
         """The records of the list at `at` (the whole data of JSONL, CSV and array files).
 
         Raises `SourceError` (code `not_a_list`) when there is no list there.
@@ -136,7 +134,7 @@ class Source:
             else:
                 line = self.positions.get(path, (None, None))[0]
                 locator = json_pointer(path)
-            found.append(Record(self._renamed(item, path), index, locator, line, path, self))
+            found.append(SourceRecord(self._renamed(item, path), index, locator, line, path, self))
         return found
 
     def _renamed(self, item: Any, path: PointerPath) -> Any:
@@ -211,7 +209,8 @@ def is_lfs_pointer(raw: bytes) -> bool:
 
 def syntax_for(path: Path) -> str | None:
     """The syntax of an import source by its suffix, or None."""
-    return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
+    syntax = IMPORT_ONLY_SUFFIXES.get(path.suffix.lower()) or syntax_of(path)
+    return None if syntax == "python" else syntax
 
 
 def read_source(
@@ -320,114 +319,83 @@ def _read_csv(path: Path, ref: str, raw: bytes) -> Source:
 
 
 def _read_yaml(path: Path, ref: str, raw: bytes) -> Source:
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    """One YAML document, read by the composer `migrate` reads YAML with
+    (`fixture_migrate.formats.yaml_format`), so both commands read every scalar the same way."""
+    from fixture_migrate.formats.yaml_format import YamlDocument
 
-    text = decode_text(raw)[0]
-    try:
-        node = _yaml_loader().load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = (exc.problem or exc.context or "invalid YAML").split("\n")[0]
-        if "single document" in (exc.context or ""):
-            problem = "the file holds more than one YAML document; an import reads one"
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
-        code = "duplicate_key" if type(exc).__name__ == "DuplicateKeyError" else "invalid_yaml"
-        raise FixtureError(f"invalid YAML: {problem}", code=code, line=line, column=column) from None
-    except YAMLError as exc:
-        raise FixtureError(f"invalid YAML: {str(exc).splitlines()[0]}", code="invalid_yaml") from None
-    if node is None and not text.strip():
-        raise FixtureError("empty file: no YAML document", code="empty", line=1, column=1)
-    if _expanded_size(node, {}) > MAX_NODES:
+    document = YamlDocument(path, raw)
+    text = document.text
+    if len(document.docs) > 1:
+        first, second = document.docs[0].root, document.docs[1].root
+        # Placed at the second document's `---` marker, else at its content.
+        end = len(text) if second is None else second.start
+        at = text.rfind("---", 0 if first is None else first.end, end)
+        at = second.start if at == -1 and second is not None else at
+        line, column = line_col(text, at) if at != -1 else (None, None)
         raise FixtureError(
-            f"the document expands to more than {MAX_NODES:,} values through its aliases", code="too_large"
+            "invalid YAML: the file holds more than one YAML document; an import reads one",
+            code="invalid_yaml",
+            line=line,
+            column=column,
         )
+    root = document.docs[0].root if document.docs else None
+    if root is None:
+        if not text.strip():
+            raise FixtureError("empty file: no YAML document", code="empty", line=1, column=1)
+        return Source(path, ref, "yaml", None, raw)
+    return Source(path, ref, "yaml", _unshared(root.data), raw, positions=_yaml_positions(text, root))
+
+
+def _yaml_positions(text: str, root: Any) -> dict[PointerPath, tuple[int, int]]:
+    """The 1-based line and column where each member of a composed YAML document starts
+    (members inside an alias at their anchor's place; a member merged in with `<<:` has no
+    place of its own)."""
+    import re
+    from bisect import bisect_right
+
+    from fixture_migrate.formats.yaml_text import ALIAS, MAP, SEQ
+
+    line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
     positions: dict[PointerPath, tuple[int, int]] = {}
-    data = _plain(node, (), positions)
-    return Source(path, ref, "yaml", data, raw, positions=positions)
+    pending: list[tuple[Any, PointerPath]] = [(root, ())]
+    while pending:
+        node, path = pending.pop()
+        if node.kind == ALIAS:
+            node = node.target
+        if node.kind == MAP:
+            pairs = enumerate(zip(node.keys, node.children, strict=True))
+            members = [(name, child) for at, (name, child) in pairs if at not in node.merges]
+        elif node.kind == SEQ:
+            members = list(enumerate(node.children))
+        else:
+            continue
+        for key, child in members:
+            line = bisect_right(line_starts, child.start)
+            positions[path + (key,)] = (line, child.start - line_starts[line - 1] + 1)
+            pending.append((child, path + (key,)))
+    return positions
 
 
-def _expanded_size(node: Any, sizes: dict[int, int]) -> int:
-    """How many values `node` holds once every alias is copied out, counted without
-    copying: an aliased collection is one object in the loaded document, sized once."""
-    if not isinstance(node, (dict, list)):
-        return 1
-    known = sizes.get(id(node))
-    if known is None:
-        children = node.values() if isinstance(node, dict) else node
-        known = sizes[id(node)] = 1 + sum(_expanded_size(child, sizes) for child in children)
-    return known
-
-
-def _yaml_loader() -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import RoundTripConstructor
-
-    class _Constructor(RoundTripConstructor):
-        """Round-trip construction that keeps timestamps as the text they were written as
-        (JSON has no date type, and the text is what a reader of the file sees)."""
-
-    _Constructor.add_constructor("tag:yaml.org,2002:timestamp", _Constructor.construct_yaml_str)
-    yaml = YAML(typ="rt")
-    yaml.Constructor = _Constructor
-    return yaml
-
-
-def _plain(node: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> Any:
-    """Plain JSON data of a round-trip YAML node, recording where each member starts
-    (aliases are copied out: `_expanded_size` has bounded how far that goes)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    if isinstance(node, CommentedMap):
-        result: dict[str, Any] = {}
-        for key, value in node.items():
-            name = _key_text(key, path, positions)
-            if name in result:
-                raise _yaml_error(f"key {name!r} appears twice once keys are read as text", path, positions)
-            try:
-                line, column = node.lc.value(key)
-                positions[path + (name,)] = (line + 1, column + 1)
-            except (KeyError, TypeError):
-                pass  # a member merged in with `<<:` has no place of its own
-            result[name] = _plain(value, path + (name,), positions)
-        return result
-    if isinstance(node, CommentedSeq):
-        items = []
-        for index, value in enumerate(node):
-            try:
-                line, column = node.lc.item(index)
-                positions[path + (index,)] = (line + 1, column + 1)
-            except (KeyError, TypeError):
-                pass
-            items.append(_plain(value, path + (index,), positions))
-        return items
-    if node is None or isinstance(node, bool):
-        return node
-    if isinstance(node, str):
-        return str(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        if not math.isfinite(node):
-            raise _yaml_error(f"{node!r} has no JSON form", path, positions)
-        return float(node)
-    raise _yaml_error(f"a {type(node).__name__} value has no JSON form", path, positions)
-
-
-def _key_text(key: Any, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> str:
-    from fixture_migrate.contract.rules import js_string
-
-    if isinstance(key, str):
-        return str(key)
-    if key is None or isinstance(key, (bool, int, float)):
-        return js_string(key)
-    raise _yaml_error(f"a {type(key).__name__} key has no JSON form", path, positions)
-
-
-def _yaml_error(message: str, path: PointerPath, positions: dict[PointerPath, tuple[int, int]]) -> FixtureError:
-    while path and path not in positions:
-        path = path[:-1]
-    line, column = positions.get(path, (None, None))
-    return FixtureError(f"YAML value cannot be imported: {message}", code="invalid_yaml", line=line, column=column)
+def _unshared(data: Any) -> Any:
+    """A copy of composed YAML data in which each alias's value is a copy of its own, not
+    its anchor's object (the composer has bounded how many values that makes: `MAX_NODES`)."""
+    if not isinstance(data, (dict, list)):
+        return data
+    top = type(data)()
+    pending = [(data, top)]
+    while pending:
+        original, copy = pending.pop()
+        items = original.items() if isinstance(original, dict) else enumerate(original)
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                value_copy = type(value)()
+                pending.append((value, value_copy))
+                value = value_copy
+            if isinstance(copy, dict):
+                copy[key] = value
+            else:
+                copy.append(value)
+    return top
 
 
 _READERS = {

@@ -53,7 +53,7 @@ from fixture_migrate.migration.writes import is_inside, make_directories, write_
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
-MAGIC = b"fixture-migrate cache 2\n"
+MAGIC = b"fixture-migrate cache 3\n"
 """The first line of every cache file: a file without it is not read."""
 
 CACHEABLE = ("unchanged", "not_fixture", "changed")
@@ -121,7 +121,7 @@ def run_key(options: Any) -> str:
 
 class Cache:
     """The verdicts of one cache file: relative path -> `[digest, status, adapter names, cases,
-    first changed line, fields moved to extensions per adapter]` (see `FileResult`).
+    first changed line, fields moved to extensions per adapter, reason]` (see `FileResult`).
 
     `get` answers a lookup; `put` and `drop` note what this run learnt; `save` writes
     the file back (merged with what another run may have written meanwhile).
@@ -172,6 +172,7 @@ class Cache:
                 result.cases,
                 result.first_changed_line,
                 result.to_extensions,
+                result.reason,
             ]
             if self.entries.get(relative) != entry:
                 self._changes[relative] = entry
@@ -230,7 +231,7 @@ def _read(path: Path, key: str) -> dict[str, list[Any]]:
     for entry in entries.values():
         if not (
             isinstance(entry, list)
-            and len(entry) == 6
+            and len(entry) == 7
             and isinstance(entry[0], str)
             and entry[1] in CACHEABLE
             and isinstance(entry[2], list)
@@ -239,6 +240,7 @@ def _read(path: Path, key: str) -> dict[str, list[Any]]:
             and type(entry[4]) is int
             and isinstance(entry[5], dict)
             and all(type(count) is int for count in entry[5].values())
+            and isinstance(entry[6], str)
         ):
             return {}
     return entries

@@ -58,7 +58,7 @@ class MigrateFixtureLiterals(CodemodCommand):
         filename = self.context.filename or "fixture.py"
         path = Path(filename) if Path(filename).is_absolute() else self.repo_root / filename
         engine = Engine(Options(repo_root=self.repo_root, skill=self.skill, py_names=self.py_names))
-        result = engine.plan_bytes(path, tree.code.encode("utf-8"))
+        result = engine.plan_bytes(path, tree.bytes)  # in the module's own encoding
         if result.status == "error":
             assert result.error is not None
             where = f"{result.error.line}:{result.error.column}: " if result.error.line is not None else ""
@@ -68,4 +68,4 @@ class MigrateFixtureLiterals(CodemodCommand):
         if result.status == "unchanged":
             return tree
         assert result.new_bytes is not None
-        return cst.parse_module(result.new_bytes.decode("utf-8"))
+        return cst.parse_module(result.new_bytes)

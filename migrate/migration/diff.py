@@ -30,14 +30,23 @@ isolates), the deprecated format controls U+206A-206F (symmetric swapping, shapi
 digit-shape switches) and the interlinear annotation controls U+FFF9-FFFB (which can hide
 text). Joiners (U+200C/D) are not among them: scripts and emoji need them."""
 
-_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
+INVISIBLE = "\u180e\u200b\u2060-\u2064\ufeff\U000e0000-\U000e007f"
+"""Format characters that show nothing and so can hide a difference or smuggle text past a
+reader, as a character class: U+180E MONGOLIAN VOWEL SEPARATOR, U+200B ZERO WIDTH SPACE,
+U+2060 WORD JOINER and the invisible operators U+2061-2064, U+FEFF ZERO WIDTH NO-BREAK
+SPACE (a byte order mark inside text) and the tag characters U+E0000-E007F (which can
+carry a hidden ASCII message). Escaped like `REORDERING`; the joiners U+200C/D stay raw."""
+
+_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
-_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + "]")
+_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 
 
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def escape_text(text: str) -> str:
@@ -50,7 +59,15 @@ def escape_text(text: str) -> str:
 def escape_json(text: str) -> str:
     """JSON text with the terminal-unsafe characters JSON allows raw written as `\\uXXXX`
     escapes: the value it stands for is unchanged."""
-    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return _UNSAFE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # JSON writes a character beyond the BMP as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _split(text: str) -> list[str]:
@@ -61,12 +78,15 @@ def _split(text: str) -> list[str]:
     return lines if lines[-1] else lines[:-1]
 
 
-def _show(prefix: str, line: str) -> str:
+def _show(prefix: str, line: str, first: bool = False) -> str:
     body = line.rstrip("\n")
     ending = "\n"
     if line.endswith("\r\n"):  # printed as it is, so the diff applies to a CRLF file
         body, ending = body[:-1], "\r\n"
-    shown = prefix + escape_text(body) + ending
+    bom = ""
+    if first and body.startswith("\ufeff"):  # the file's byte order mark: kept, so the diff applies
+        bom, body = "\ufeff", body[1:]
+    shown = prefix + bom + escape_text(body) + ending
     if not line.endswith("\n"):
         shown += "\\ No newline at end of file\n"
     return shown
@@ -121,10 +141,10 @@ def render_diff(old: str, new: str, old_name: str | None, new_name: str | None, 
         out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                out.extend(_show(" ", line) for line in a[i1:i2])
+                out.extend(_show(" ", line, i == 0) for i, line in enumerate(a[i1:i2], start=i1))
                 continue
-            out.extend(_show("-", line) for line in a[i1:i2])
-            out.extend(_show("+", line) for line in b[j1:j2])
+            out.extend(_show("-", line, i == 0) for i, line in enumerate(a[i1:i2], start=i1))
+            out.extend(_show("+", line, j == 0) for j, line in enumerate(b[j1:j2], start=j1))
     return "".join(out)
 
 

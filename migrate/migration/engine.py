@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -37,6 +38,7 @@ from fixture_migrate.migration.writes import (
     check_new,
     limit_for,
     move_file,
+    pin_root,
     read_fixture,
     resolve_target,
     write_atomic,
@@ -68,7 +70,11 @@ class FileResult(Record):
     """What happened to one file.
 
     `status` is one of "changed" (a migration is planned or was written),
-    "unchanged", "not_fixture", "error". `adapters` names the adapter of each
+    "unchanged", "not_fixture", "other_tool" (another eval tool's file, left to
+    `import --from <import_from>`), "unclaimed" (looks like a fixture of a local family
+    without the evidence to migrate it), "skipped" (a walked file no parser can read,
+    outside the places fixtures live) or "error". `reason` says why, in one line (the
+    claim's reason, or what is missing). `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
     counts the cases of a changed file, `to_extensions` per adapter the fields a change
@@ -89,6 +95,8 @@ class FileResult(Record):
         "first_changed_line",
         "encoding",
         "to_extensions",
+        "reason",
+        "import_from",
         "cache_entry",
     )
 
@@ -105,9 +113,13 @@ class FileResult(Record):
         first_changed_line: int = 1,
         encoding: str = "utf-8",
         to_extensions: dict[str, int] | None = None,
+        reason: str = "",
+        import_from: str | None = None,
         cache_entry: tuple[str, bytes] | None = None,
     ) -> None:
         self.path = path
+        self.reason = reason
+        self.import_from = import_from
         self.status = status
         self.adapters = [] if adapters is None else adapters
         self.error = error
@@ -261,6 +273,17 @@ def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedC
     return False
 
 
+def unclaimed_result(path: Path, claims: list[Claim]) -> FileResult:
+    """The result of a file no adapter claims: another tool's file, an unclaimed local
+    family (named with what is missing), or not a fixture."""
+    for status in (OTHER_TOOL, UNCLAIMED):
+        found = [claim for claim in claims if claim.status == status]
+        if found:
+            return FileResult(path, status, reason=found[0].reason, import_from=found[0].import_from)
+    reason = claims[0].reason if claims else "no payload in it"
+    return FileResult(path, "not_fixture", reason=reason)
+
+
 class Engine:
     """Plans and applies migrations, and reads fixtures for `normalize` and `validate`.
 
@@ -277,13 +300,36 @@ class Engine:
     ) -> None:
         self.options = options
         self.registry = registry or migration_registry()
+        families = getattr(options, "families", ())
+        if families:
+            from fixture_migrate.adapting.families import declared_families
+
+            self.declared = declared_families(families, options.selection.base, options.config_path)
+        else:
+            self.declared = []
         self.hard_links = HardLinks(options.repo_root)
+        pin_root(options.repo_root)
         self.cache = cache
         self.reuse_changes = reuse_changes
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
-        return [self.registry.detect(unit) for unit in document.units]
+        return [claim.adapter for claim in self.decide(document)]
+
+    def decide(self, document: Document) -> list[Claim]:
+        """The claim for each unit of `document` (`fixture_migrate.adapting.claims`).
+
+        A Python dict literal holding a non-literal was left out of the units; it is an
+        error (`not_a_literal`, raised here) only when a known family would claim it,
+        else it is the module's own data, not a fixture."""
+        for label, error, partial in getattr(document, "refused", ()):
+            adapter = self.registry.detect(Unit(partial, label=label))
+            if adapter is not None and adapter.kind != "generic":
+                raise error
+        return [
+            decide(self.registry, unit, syntax=document.syntax, path=document.path, declared=self.declared)
+            for unit in document.units
+        ]
 
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
@@ -334,7 +380,7 @@ class Engine:
         hit = self.cache.get(*entry)
         if hit is None or (hit[1] == "changed" and not self.reuse_changes):
             return None
-        _, status, adapters, cases, line, to_extensions = hit
+        _, status, adapters, cases, line, to_extensions, reason = hit
         return FileResult(
             path,
             status,
@@ -342,6 +388,7 @@ class Engine:
             cases=cases,
             first_changed_line=line,
             to_extensions=to_extensions,
+            reason=reason,
         )  # no `cache_entry`: nothing new to remember
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
@@ -359,12 +406,14 @@ class Engine:
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
-        adapters = self.detect(document)
+        claims = self.decide(document)
+        adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
-            return FileResult(path, "not_fixture")
+            return unclaimed_result(path, claims)
         context = self.options.context(path)
         targets: list[Node] = []
         result = FileResult(path, "unchanged", adapters=[a.name for a in adapters if a is not None])
+        result.reason = "; ".join(claim.reason for claim in claims if claim.adapter is not None)
         for index, (unit, adapter) in enumerate(zip(document.units, adapters, strict=True)):
             if adapter is None:
                 targets.append(Src(()))
@@ -473,4 +522,11 @@ class Engine:
                 f"refused: it is a symlink, which cannot become {result.new_path.name}; migrate the file it points to",
                 code="symlink_rename",
             )
-        move_file(result.path, result.old_bytes, self._new_target(result.new_path), result.new_bytes, root=root)
+        move_file(
+            result.path,
+            result.old_bytes,
+            self._new_target(result.new_path),
+            result.new_bytes,
+            root=root,
+            hard_links=self.hard_links,
+        )

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fixture_migrate.adapting.claims import UNCLAIMED, Claim
 from fixture_migrate.adapting.protocol import Adapter
+from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import (
@@ -32,7 +34,7 @@ class LoadedFile(Record):
     """A file read for `normalize`, `validate` or `detect`: its document and adapters, or its
     error; `duplicate` a repeated key, read as JSON.parse reads it (the last one wins)."""
 
-    __slots__ = ("path", "document", "adapters", "error", "duplicate")
+    __slots__ = ("path", "document", "adapters", "error", "duplicate", "claims")
 
     def __init__(
         self,
@@ -41,8 +43,10 @@ class LoadedFile(Record):
         adapters: list[Adapter | None] | None = None,
         error: FixtureError | None = None,
         duplicate: FixtureError | None = None,
+        claims: list[Claim] | None = None,
     ) -> None:
         self.path = path
+        self.claims = [] if claims is None else claims
         self.document = document
         self.adapters = [] if adapters is None else adapters
         self.error = error
@@ -78,8 +82,28 @@ class Reader:
                 document = read_document(path, duplicates="last", py_names=py_names, root=root)
             except FixtureError:
                 return LoadedFile(path, error=error)
-            return LoadedFile(path, document, self.engine.detect(document), duplicate=error)
-        return LoadedFile(path, document, self.engine.detect(document))
+            try:
+                claims = self.engine.decide(document)
+            except FixtureError as refused:
+                return LoadedFile(path, error=refused)
+            return LoadedFile(path, document, self._readers(document, claims), duplicate=error, claims=claims)
+        try:
+            claims = self.engine.decide(document)
+        except FixtureError as refused:
+            return LoadedFile(path, error=refused)
+        return LoadedFile(path, document, self._readers(document, claims), claims=claims)
+
+    def _readers(self, document: Document, claims: list[Claim]) -> list[Adapter | None]:
+        """The adapter each unit is read with: its claim's; for an unclaimed payload (a local
+        family `migrate` leaves alone) the `generic` one, so `normalize` and `validate` give
+        the reference's view of every file the reference reads, claimed or not."""
+        readers: list[Adapter | None] = []
+        for unit, claim in zip(document.units, claims, strict=True):
+            if claim.adapter is None and claim.status == UNCLAIMED and unit.shape == "payload":
+                readers.append(load_builtin("generic"))
+            else:
+                readers.append(claim.adapter)
+        return readers
 
     def cases(
         self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None

@@ -8,17 +8,19 @@ from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import SYNTAX_BY_SUFFIX
+from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
 
-def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | None]]:
+def iter_files(paths: Iterable[Path], ignore: GitIgnore | None = None) -> Iterator[tuple[Path, FixtureError | None]]:
     """Each file to process, in a stable order, with an error for a path that does not exist.
 
     A directory is walked recursively for the suffixes `fixture_migrate.formats` reads, in
     sorted order, skipping hidden and `SKIPPED_DIRS` directories and never following
-    a symlinked directory. A file named directly is yielded whatever its suffix.
+    a symlinked directory, and leaving out what `ignore` (the `.gitignore` rules) ignores.
+    A file named directly is yielded whatever its suffix, ignored or not.
     """
     paths = list(paths)
     # One walk never meets a file twice; only overlapping arguments need remembering
@@ -26,7 +28,7 @@ def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | Non
     seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         if path.is_dir():
-            for found in _walk(path):
+            for found in _walk(path, ignore):
                 if seen is None or found not in seen:
                     if seen is not None:
                         seen.add(found)
@@ -40,13 +42,20 @@ def iter_files(paths: Iterable[Path]) -> Iterator[tuple[Path, FixtureError | Non
             yield path, FixtureError("no such file or directory", code="io")
 
 
-def _walk(root: Path) -> Iterator[Path]:
+def _walk(root: Path, ignore: GitIgnore | None = None) -> Iterator[Path]:
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
-        base = Path(directory)
+        here = Path(directory)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in SKIPPED_DIRS
+            and not (ignore is not None and ignore.ignored(here / d, is_dir=True))
+        )
         for name in sorted(filenames):
             # The suffix as `Path.suffix` gives it, without a Path per name.
             dot = name.rfind(".")
             suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
             if suffix in SYNTAX_BY_SUFFIX and not name.endswith(TEMP_SUFFIX):
-                yield base / name
+                if ignore is None or not ignore.ignored(here / name, is_dir=False):
+                    yield here / name

@@ -25,7 +25,8 @@ The API other modules use (the engine, `import`, the cache):
 - `resolve_target(path, root)` / `open_directory(directory, root)`: the root rule.
 
 Every error is a `FixtureError` with a code (`io`, `changed_meanwhile`, `read_only`,
-`symlink_outside_repo`, `hard_link_outside_repo`, `exists`, `too_large`, `not_regular`).
+`symlink_outside_repo`, `symlink_loop`, `hard_link_outside_repo`, `hard_link_rename`, `exists`,
+`too_large`, `not_regular`).
 
 **The root rule at the instant of each system call.** A path is resolved once
 (`resolve_target`: symlinks are followed only when they lead inside the real
@@ -55,22 +56,41 @@ Writes (`write_atomic`):
    created with `O_EXCL`, written in full, fsynced, given the target's permission
    bits (and, where the process may, its owner, group and extended attributes).
 3. Just before the swap the name is opened and read again (the last check).
-4. `os.replace` renames the temporary file over the target (atomic: a reader, or a
-   crash, sees the whole old file or the whole new one).
-5. After the rename, the old file (still open from step 3) is read once more: if
-   another writer's bytes reached it between the last check and the rename, the
+4. The temporary file and the target are exchanged atomically (Linux
+   `renameat2(RENAME_EXCHANGE)`, `_swap`): the old file now has the temporary name,
+   and must be the very file read (same device and inode); one renamed over the
+   name after the last check (an editor's save) is exchanged back at once and the
+   file reported `changed_meanwhile`. Where there is no exchange, `os.replace`
+   renames the temporary file over the target, unchecked (the documented weaker
+   guarantee). Either way a reader, or a crash, sees the whole old file or the
+   whole new one.
+5. After the swap, the old file (still open from step 3) is read once more: if
+   another writer's bytes reached it between the last check and the swap, the
    old content, with their bytes, is put back over the new file (while the new file
-   is still this write's) and the file is reported `changed_meanwhile`.
+   is still this write's; a name removed meanwhile gets it back, never over a
+   file) and the file is reported `changed_meanwhile`. Then the old file goes.
 6. The directory is fsynced so the rename survives a power cut. On any error the
    temporary file is removed and the target is untouched; only a SIGKILL (or a
    power cut) can leave a temporary file behind: it is never a fixture, walks skip
    it, and it is safe to delete.
 
-`move_file` creates the target as `write_new` does, then checks the source again
-immediately before removing it and once more through its still-open descriptor
-right after: a source that changed (an appended line, say) is kept, or put back
-with the other writer's bytes, the new file is removed again, and the move is
-reported `changed_meanwhile`.
+`move_file` creates the target as `write_new` does (a target holding exactly the
+migration already, from another or an interrupted run, is exchanged for a copy this
+move makes, so the move knows its own file by inode), then checks the source again
+immediately before removing it: the source is renamed aside inside its directory,
+must be the very file read holding the bytes read, and only then is removed; its
+still-open descriptor is read once more right after. A source that changed (an
+appended line, a save by rename) is kept, or put back with the other writer's
+bytes, and the new file is removed again, by inode only (`_remove_own`), and the
+move is reported `changed_meanwhile`. The source is removed only while the target
+is still the file this move made; a source gone meanwhile leaves a target taken
+over from another run in place (it may be the only copy). A source with several
+hard links is refused (`hard_link_rename`). SIGINT and SIGTERM are held during
+every write and move (`_Deferred`), so each is finished or undone before the
+process stops.
+
+The repo root is pinned (`pin_root`, by device and inode, at the start of a run):
+every walk from it checks that the root path still leads to that directory.
 
 What no tool can promise without locks, and this module does not: a process that
 holds a file open and writes to it after the last read that follows the rename (a
@@ -110,9 +130,12 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.paths import absolute as absolute_path
+
+T = TypeVar("T")
 
 TEMP_SUFFIX = ".fixture-migrate.tmp"
 """Suffix of the temporary files writes go through (`.<name>.<random>.fixture-migrate.tmp`)."""
@@ -123,8 +146,9 @@ fixture); each fixture syntax has its own, lower, limit (`limit_for`)."""
 
 STEPS = ("opened", "temp_written", "before_swap", "after_swap", "before_unlink", "after_unlink")
 """The steps `set_step_hook` reports: the target was opened and checked; the temporary
-file is written; just before the last check and the rename; right after the rename;
-(moves) just before the last check and the removal of the source; right after it."""
+file is written; just before the last check and the swap (exchange or rename); right
+after the swap; (moves) just before the last check and the removal of the source; right
+after it."""
 
 _NAME_BYTES = 80  # of the file name kept in a temporary name, so it stays under NAME_MAX (255)
 _UNSUPPORTED = (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF)
@@ -141,6 +165,60 @@ def set_step_hook(hook: Callable[[str, str], None] | None) -> Callable[[str, str
     global _STEP_HOOK
     previous, _STEP_HOOK = _STEP_HOOK, hook
     return previous
+
+
+class _Deferred:
+    """While a write is between two of its steps, SIGINT and SIGTERM are held (in the main
+    thread, where Python runs handlers) and delivered right after it, so a move or a swap is
+    finished or undone whole before the process stops. Nested uses hold them once."""
+
+    depth = 0
+    held: list[int] = []
+    previous: dict[int, object] = {}
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        cls = _Deferred
+        cls.depth += 1
+        if cls.depth == 1:
+            cls.held = []
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    cls.previous[signum] = signal.signal(signum, lambda number, frame: cls.held.append(number))
+                except (ValueError, OSError):
+                    pass
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        cls = _Deferred
+        cls.depth -= 1
+        if cls.depth:
+            return
+        for signum, handler in cls.previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        cls.previous = {}
+        held, cls.held = cls.held, []
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)
+
+
+def _uninterrupted(function: Callable[..., T]) -> Callable[..., T]:
+    """Run `function` with SIGINT and SIGTERM held until it returns (`_Deferred`)."""
+
+    @functools.wraps(function)
+    def held(*args: object, **kwargs: object) -> T:
+        with _Deferred():
+            return function(*args, **kwargs)
+
+    return held
 
 
 def _step(name: str, path: str) -> None:
@@ -243,6 +321,22 @@ def _outside() -> FixtureError:
     )
 
 
+_ROOT_IDS: dict[str, tuple[int, int]] = {}
+"""Per real root path, the (device, inode) of the directory it was when the run began."""
+
+
+def pin_root(root: Path | str) -> None:
+    """Remember which directory the repo root is now: every later walk (`open_directory`)
+    starts from it and refuses when the root path leads to another directory (the root, or
+    a directory above it, renamed away or replaced by a symlink)."""
+    base = real_root(root)
+    try:
+        info = os.stat(base)
+    except OSError:
+        return
+    _ROOT_IDS[base] = (info.st_dev, info.st_ino)
+
+
 def real_root(root: Path | str) -> str:
     """The real path of a repo root (the root itself may be reached through a symlink)."""
     return _real_directory(os.path.abspath(root))
@@ -260,6 +354,12 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     absolute = absolute_path(text)
     # `..` after a symlinked directory means its real parent: only realpath knows.
     real = os.path.realpath(text) if ".." in text.split(os.sep) else _realpath(absolute)
+    if os.path.islink(real):
+        # realpath stops where links lead back to themselves: the path is a link loop.
+        raise FixtureError(
+            "refused: it is a symlink loop (the link leads back to itself); nothing read or written",
+            code="symlink_loop",
+        )
     if real == absolute or root is None:
         return Path(real)
     if is_inside(real, real_root(root)):
@@ -327,19 +427,45 @@ def open_directory(directory: str | Path, root: Path | str | None) -> Directory:
         base = os.sep
     rest = os.path.relpath(directory, base)
     parts = [] if rest == os.curdir else rest.split(os.sep)
+    rooted = root is not None and base != os.sep
     try:
-        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+        fd = os.open(base, os.O_RDONLY | _DIRECTORY | _CLOEXEC | (_NOFOLLOW if rooted else 0))
     except OSError as exc:
+        if rooted:
+            raise _walk_failure(exc, directory, root) from None
         raise FixtureError(f"cannot open its directory: {_reason(exc)}", code="io") from None
+    if rooted:
+        # The root itself must still be the directory the run started from (not one swapped in
+        # for it, or for a directory above it, by a rename or a symlink).
+        info = os.fstat(fd)
+        if _ROOT_IDS.setdefault(base, (info.st_dev, info.st_ino)) != (info.st_dev, info.st_ino):
+            os.close(fd)
+            raise FixtureError(
+                "refused: the repo root was moved or replaced while it was being migrated; nothing written",
+                code="changed_meanwhile",
+            )
     for part in parts:
         try:
-            below = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+            below = _open_below(part, fd)
         except OSError as exc:
             os.close(fd)
             raise _walk_failure(exc, directory, root) from None
         os.close(fd)
         fd = below
     return Directory(fd, directory, root)
+
+
+def _open_below(name: str, directory_fd: int) -> int:
+    """The directory `name` in the open directory `directory_fd`, never through a symlink.
+    One the process may search but not list is opened as a path (`O_PATH`, where there is
+    one): it can still be walked, written in and renamed in, only not fsynced."""
+    flags = _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    try:
+        return os.open(name, os.O_RDONLY | flags, dir_fd=directory_fd)
+    except PermissionError:
+        if not hasattr(os, "O_PATH"):
+            raise
+        return os.open(name, os.O_PATH | flags, dir_fd=directory_fd)
 
 
 def _walk_failure(exc: OSError, directory: str, root: Path | str | None) -> FixtureError:
@@ -709,6 +835,7 @@ def _open_target(directory: Directory, name: str) -> int:
 # --- writes ----------------------------------------------------------------------------
 
 
+@_uninterrupted
 def write_atomic(
     path: Path,
     data: bytes,
@@ -785,6 +912,7 @@ def _replace(
     others: list[Directory] = []
     temps: list[tuple[Directory, str]] = []  # (directory, temporary name): the file's own first
     order: list[tuple[Directory, str, str]] = []  # (directory, temporary, name) in rename order, the file last
+    asides: list[tuple[Directory, str]] = []  # (directory, temporary name) of an old file exchanged out
     done = 0
     last_fd = -1
     try:
@@ -821,10 +949,15 @@ def _replace(
             for place in [directory, *others]:
                 place.verify()
             for place, temp, other_name in order:
-                os.replace(temp, other_name, src_dir_fd=place.fd, dst_dir_fd=place.fd)
+                # Atomically exchanged where the system can (the old file keeps a name, `temp`,
+                # and is checked to be the very one read), else renamed over.
+                aside = _swap(place, temp, other_name, info, new, done, len(names))
                 done += 1
+                if aside is not None:
+                    asides.append((place, aside))
         except OSError as exc:
             _remove_temps([(place, temp) for place, temp, _ in order[done:]] if order else temps)
+            _remove_temps(asides)
             if done:
                 raise FixtureError(
                     f"cannot write: {_reason(exc)}; {done} of the {len(names)} hard links were migrated, "
@@ -834,19 +967,28 @@ def _replace(
             raise FixtureError(f"cannot write: {_reason(exc)}; the file is unchanged", code="io") from None
         except BaseException:
             _remove_temps([(place, temp) for place, temp, _ in order[done:]] if order else temps)
+            _remove_temps(asides)
             raise
         _step("after_swap", str(target))
         try:
             if len(names) == 1 and _reread(last_fd, len(original)) != original:
                 # Another writer's bytes reached the old file between the last check and the rename.
-                _put_back(directory, name, last_fd, now, new)
+                if asides:
+                    _swap_back(directory, asides.pop()[1], name, new)
+                else:
+                    _put_back(directory, name, last_fd, now, new)
                 raise _changed()
+            _remove_temps(asides)
             for place in [directory, *others]:
                 place.sync()
+        except FileNotFoundError:
+            raise _changed() from None  # the name was removed meanwhile by a third writer
         except OSError as exc:
             raise FixtureError(
                 f"migrated, but the directory could not be synced to disk: {_reason(exc)}", code="io"
             ) from None
+        finally:
+            _remove_temps(asides)
     finally:
         _close(others, last_fd)
 
@@ -866,6 +1008,106 @@ def _remove_temps(temps: list[tuple[Directory, str]]) -> None:
         _remove(directory, temp)
 
 
+_RENAME_NOREPLACE = 1
+_RENAME_EXCHANGE = 2
+_RENAMEAT2: list[Callable[..., int] | None] = []
+
+
+def _renameat2(directory: Directory, source: str, target: str, flags: int) -> bool:
+    """Linux `renameat2(2)` with `flags`, both names in `directory`: True when done, False
+    where the system or file system has no such call or flag (the caller falls back);
+    raises `OSError` otherwise."""
+    if not _RENAMEAT2:
+        function = None
+        if hasattr(os, "O_DIRECTORY") and os.uname().sysname == "Linux":
+            try:
+                import ctypes
+
+                libc = ctypes.CDLL(None, use_errno=True)
+                function = getattr(libc, "renameat2", None)
+                if function is not None:
+                    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+                    function.restype = ctypes.c_int
+            except (OSError, AttributeError):
+                function = None
+        _RENAMEAT2.append(function)
+    function = _RENAMEAT2[0]
+    if function is None:
+        return False
+    import ctypes
+
+    if function(directory.fd, os.fsencode(source), directory.fd, os.fsencode(target), flags) == 0:
+        return True
+    number = ctypes.get_errno()
+    if number in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(number, os.strerror(number), target)
+
+
+def _swap(
+    directory: Directory,
+    temp: str,
+    name: str,
+    expected: os.stat_result,
+    new: os.stat_result,
+    done: int = 0,
+    total: int = 1,
+) -> str | None:
+    """Put the temporary file `temp` under `name`. Where the system can, the two are
+    exchanged atomically (`RENAME_EXCHANGE`) and the file swapped out, now under `temp`,
+    must be `expected` (the one read and checked): when another writer renamed a file of
+    theirs over `name` after the last check, it is exchanged back and `changed_meanwhile`
+    raised. Returns `temp` (holding the old file, for the caller to check and remove), or
+    None where the exchange is unsupported and `temp` was renamed over `name` (no check).
+    `new` is the stat of the temporary file (the new file)."""
+    if not _renameat2(directory, temp, name, _RENAME_EXCHANGE):
+        os.replace(temp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        return None
+    out = os.stat(temp, dir_fd=directory.fd, follow_symlinks=False)
+    if _same_file(out, expected):
+        return temp
+    _swap_back(directory, temp, name, new)
+    if done:
+        raise FixtureError(
+            f"refused: {name} was replaced while it was being migrated; {done} of the {total} hard links "
+            "were migrated, the others are as they are now",
+            code="changed_meanwhile",
+        )
+    raise _changed()
+
+
+def _swap_back(directory: Directory, aside: str, name: str, new: os.stat_result) -> None:
+    """Undo `_swap`: the file exchanged out (under `aside`) goes back under `name`, and the
+    new file this write made (`new`) is removed. When `name` no longer holds `new` (a third
+    writer replaced or removed it), theirs is kept and the old file stays beside it under a
+    name the error gives (or goes back under `name` if that is free)."""
+    here = None
+    try:
+        here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        pass
+    if here is not None and _same_file(here, new) and _renameat2(directory, aside, name, _RENAME_EXCHANGE):
+        after = os.stat(aside, dir_fd=directory.fd, follow_symlinks=False)
+        if _same_file(after, new):
+            _remove(directory, aside)
+            return
+        here = after  # a third writer's file came out instead: keep it beside
+    if here is None:
+        try:
+            os.link(aside, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+            _remove(directory, aside)
+            return
+        except OSError:
+            pass
+    kept = _temp_name(name).replace(TEMP_SUFFIX, ".kept")
+    os.rename(aside, kept, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+    raise FixtureError(
+        f"refused: the file changed while it was being migrated and was replaced again meanwhile; "
+        f"the earlier version is kept beside it as {kept}",
+        code="changed_meanwhile",
+    )
+
+
 def _put_back(directory: Directory, name: str, old_fd: int, old: os.stat_result, new: os.stat_result) -> None:
     """After a rename over `name`, another writer's bytes reached the old file (open as
     `old_fd`): put its content back under `name`, with its mode, unless `name` is no
@@ -873,7 +1115,12 @@ def _put_back(directory: Directory, name: str, old_fd: int, old: os.stat_result,
     content = _reread(old_fd, os.fstat(old_fd).st_size)
     temp = _write_temp(directory, name, content, old, attributes_of=old_fd)
     try:
-        here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+        try:
+            here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
+        except FileNotFoundError:
+            # Removed meanwhile by a third writer: the other writer's bytes go back, never over a file.
+            os.link(temp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+            return
         if _same_file(here, new):
             os.replace(temp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
             directory.sync()
@@ -881,6 +1128,7 @@ def _put_back(directory: Directory, name: str, old_fd: int, old: os.stat_result,
         _remove(directory, temp)
 
 
+@_uninterrupted
 def write_new(
     path: Path,
     data: bytes,
@@ -910,12 +1158,26 @@ def write_new(
         except OSError:
             like = None
     with open_directory(target.parent, root) as directory:
-        return _create(directory, target.name, data, like)
+        return _create(directory, target.name, data, like) is not None
 
 
-def _create(directory: Directory, name: str, data: bytes, like: os.stat_result | None) -> bool:
+def _create(
+    directory: Directory,
+    name: str,
+    data: bytes,
+    like: os.stat_result | None,
+    *,
+    own: bool = False,
+    took_over: list[bool] | None = None,
+) -> os.stat_result | None:
+    """Create `name` in `directory` holding `data` (never over another file); returns the stat
+    of the file made, now under `name`, or None when `name` held exactly `data` already
+    (nothing written). With `own`, such a file is replaced by one this call makes, so the
+    caller can tell its own file by inode later (a move removes its source only then), and
+    True is appended to `took_over`."""
     if _lexists(directory, name):
-        return _existing(directory, name, data)
+        if not _existing(directory, name, data) and not own:
+            return None
     try:
         tmp = _write_temp(directory, name, data, like)
     except OSError as exc:
@@ -923,22 +1185,71 @@ def _create(directory: Directory, name: str, data: bytes, like: os.stat_result |
     try:
         _step("temp_written", os.path.join(directory.path, name))
         directory.verify()
+        made = os.stat(tmp, dir_fd=directory.fd, follow_symlinks=False)
         try:
-            os.link(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
-        except FileExistsError:
-            return _existing(directory, name, data)
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            if own and _lexists(directory, name):
+                raise FileExistsError(errno.EEXIST, "exists")
+            try:
+                os.link(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+            except FileExistsError:
                 raise
-            if _lexists(directory, name):
-                return _existing(directory, name, data)
-            os.replace(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            except OSError as exc:
+                if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                    raise
+                if not _renameat2(directory, tmp, name, _RENAME_NOREPLACE):
+                    if _lexists(directory, name):
+                        raise FileExistsError(errno.EEXIST, "exists") from None
+                    os.replace(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        except FileExistsError:
+            if not _existing(directory, name, data) and not own:
+                return None
+            _take_over(directory, tmp, name, data, made)
+            if took_over is not None:
+                took_over.append(True)
         directory.sync()
-        return True
+        return made
     except OSError as exc:
         raise FixtureError(f"cannot write {name}: {_reason(exc)}; nothing written", code="io") from None
     finally:
         _remove(directory, tmp)
+
+
+def _take_over(directory: Directory, tmp: str, name: str, data: bytes, made: os.stat_result) -> None:
+    """Replace the file `name`, which holds exactly `data` (made by another run, or by an
+    interrupted one), by the temporary file `tmp` (stat `made`) holding the same bytes,
+    checking that the file replaced is still one holding `data`; else it is put back
+    (`exists`). Where `RENAME_EXCHANGE` is missing the old file is renamed aside first (for
+    an instant `name` is absent)."""
+    if _renameat2(directory, tmp, name, _RENAME_EXCHANGE):
+        aside = tmp
+    else:
+        aside = _temp_name(name)
+        os.rename(name, aside, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+    try:
+        fd = _open_file(directory, aside)
+        try:
+            same = stat.S_ISREG(os.fstat(fd).st_mode) and _reread(fd, len(data)) == data
+        finally:
+            os.close(fd)
+    except OSError:
+        same = False
+    if aside == tmp:
+        if not same:
+            _swap_back(directory, aside, name, made)
+            raise FixtureError(f"refused: {name} already exists beside it", code="exists")
+        return  # the old file, under `tmp`, goes with it
+    if not same:
+        try:
+            os.link(aside, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+            _remove(directory, aside)
+        except OSError:
+            kept = _temp_name(name).replace(TEMP_SUFFIX, ".kept")
+            os.rename(aside, kept, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        raise FixtureError(f"refused: {name} already exists beside it", code="exists")
+    try:
+        os.link(tmp, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+    finally:
+        _remove(directory, aside)
 
 
 def _lexists(directory: Directory, name: str) -> bool:
@@ -977,6 +1288,7 @@ def _existing(directory: Directory, name: str, data: bytes) -> bool:
     raise FixtureError(f"refused: {name} already exists beside it", code="exists")
 
 
+@_uninterrupted
 def write_file(path: Path, data: bytes, *, root: Path | None = None) -> None:
     """Replace (or create) the file `path` with `data` whatever it holds now: for files the
     tool owns, such as a cache, never for fixtures (those go through `write_atomic`, which
@@ -1003,30 +1315,49 @@ def write_file(path: Path, data: bytes, *, root: Path | None = None) -> None:
 # --- moves and removals ----------------------------------------------------------------
 
 
-def move_file(source: Path, original: bytes, target: Path, data: bytes, *, root: Path | None = None) -> None:
+@_uninterrupted
+def move_file(
+    source: Path,
+    original: bytes,
+    target: Path,
+    data: bytes,
+    *,
+    root: Path | None = None,
+    hard_links: HardLinks | None = None,
+) -> None:
     """Replace the file `source` (which held `original`) by the new file `target` holding
     `data` (a JSON Lines file by its `.json`), never over an existing file.
 
     `target` is created as `write_new` creates it (with the mode of `source`); an existing
-    `target` holding exactly `data` (an interrupted earlier run) is taken as created.
-    Immediately before `source` is removed it is checked again, and once more through its
-    still-open descriptor right after: if it changed (an appended line, say), it is kept
-    (or put back, holding the other writer's bytes), the `target` this call created is
-    removed, and `changed_meanwhile` is raised. A `source` that is gone is
-    `changed_meanwhile` too. Raises `FixtureError` as `write_atomic` does.
+    `target` holding exactly `data` (another or an interrupted run) is exchanged for a
+    copy this call makes. Immediately before `source` is removed it is renamed aside and
+    checked (same inode, same bytes), and read once more through its still-open
+    descriptor right after: if it changed (an appended line, a save by rename), it is
+    kept (or put back, holding the other writer's bytes), the `target` this call made is
+    removed by inode, and `changed_meanwhile` is raised. A `source` that is gone is
+    `changed_meanwhile` too. `hard_links` finds the names of a hard-linked source (which
+    is refused: `hard_link_outside_repo` or `hard_link_rename`). Raises `FixtureError`
+    as `write_atomic` does.
     """
     real_source = resolve_target(source, root)
     with open_directory(real_source.parent, root) as directory:
         name = real_source.name
         fd = _open_target(directory, name)
         try:
-            _move(directory, name, fd, original, target, data, root)
+            _move(directory, name, fd, original, target, data, root, hard_links)
         finally:
             os.close(fd)
 
 
 def _move(
-    directory: Directory, name: str, fd: int, original: bytes, target: Path, data: bytes, root: Path | None
+    directory: Directory,
+    name: str,
+    fd: int,
+    original: bytes,
+    target: Path,
+    data: bytes,
+    root: Path | None,
+    hard_links: HardLinks | None,
 ) -> None:
     try:
         info = os.fstat(fd)
@@ -1035,18 +1366,43 @@ def _move(
             raise _changed()
     except OSError as exc:
         raise FixtureError(f"cannot write: {_reason(exc)}", code="io") from None
+    if info.st_nlink > 1:
+        # Removing one name of a hard-linked file would leave the others holding the old bytes.
+        if hard_links is not None:
+            hard_links.names(Path(os.path.join(directory.path, name)), info)  # hard_link_outside_repo
+        raise FixtureError(
+            f"refused: it has {info.st_nlink} hard links; moving it to {target.name} would leave the others "
+            "holding the old file",
+            code="hard_link_rename",
+        )
     _step("opened", os.path.join(directory.path, name))
     real_target = resolve_target(target, root)
     with open_directory(real_target.parent, root) as target_directory:
-        created = _create(target_directory, real_target.name, data, info)
+        took_over: list[bool] = []
+        made = _create(target_directory, real_target.name, data, info, own=True, took_over=took_over)
+        assert made is not None
+
+        def ours() -> bool:
+            try:
+                here = os.stat(real_target.name, dir_fd=target_directory.fd, follow_symlinks=False)
+            except OSError:
+                return False
+            return _same_file(here, made)
 
         def undo(error: FixtureError) -> FixtureError:
-            # The file this move created goes again, from the directory it was made in.
-            if created:
-                _remove_if(target_directory, real_target.name, data)
+            # The source is kept, whole: the file this move made goes again, by inode only.
+            _remove_own(target_directory, real_target.name, made)
             return error
 
-        _unlink_source(directory, name, fd, info, original, target, undo)
+        def gone() -> FixtureError:
+            # The source is gone. A file this move took over from another run may be the only
+            # copy of its migration (that run moved the source): kept. One it made afresh
+            # goes again (by inode): the source was removed, nothing is written.
+            if took_over:
+                return _source_gone(name, target)
+            return undo(_removed())
+
+        _unlink_source(directory, name, fd, info, original, target, undo, ours, gone)
 
 
 def _unlink_source(
@@ -1057,22 +1413,60 @@ def _unlink_source(
     original: bytes,
     target: Path,
     undo: Callable[[FixtureError], FixtureError],
+    ours: Callable[[], bool],
+    gone: Callable[[], FixtureError],
 ) -> None:
     """The second half of a move: remove the source `name` (open as `fd`, stat `info`) if it
-    still holds `original`, and check it once more after; `undo` removes the new file."""
+    still holds `original` and the target is still the file this move made (`ours`).
+
+    The source is first renamed aside, inside its directory, and the file that went aside
+    is checked to be the very one read, holding `original`; only then is it removed (an
+    editor's save renamed over the name just before is put back). Once more after the
+    removal its descriptor is read: bytes written through it are put back. `undo` removes
+    the new file while the source is kept; `gone` is the error when the source is gone."""
     _step("before_unlink", os.path.join(directory.path, name))
     try:
         try:
             here = os.stat(name, dir_fd=directory.fd, follow_symlinks=False)
         except FileNotFoundError:
-            raise undo(_removed()) from None
+            raise gone() from None
         if not _same_file(here, info) or _reread(fd, len(original)) != original:
             raise undo(_changed())
         try:
             directory.verify()
         except FixtureError as error:
             raise undo(error) from None
-        os.unlink(name, dir_fd=directory.fd)
+        if not ours():
+            raise undo(
+                FixtureError(
+                    f"refused: {target.name} was replaced while {name} was being moved to it; {name} is kept",
+                    code="changed_meanwhile",
+                )
+            )
+        aside = _temp_name(name)
+        try:
+            if not _renameat2(directory, name, aside, _RENAME_NOREPLACE):
+                os.rename(name, aside, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        except FileNotFoundError:
+            raise gone() from None
+        out = os.stat(aside, dir_fd=directory.fd, follow_symlinks=False)
+        if not _same_file(out, info) or _reread(fd, len(original)) != original:
+            # Another writer's file (or bytes) reached the name after the last check: put back.
+            try:
+                os.link(aside, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+            except OSError:
+                kept = _temp_name(name).replace(TEMP_SUFFIX, ".kept")
+                os.rename(aside, kept, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+                raise undo(
+                    FixtureError(
+                        f"refused: the file changed while it was being migrated and a new {name} appeared; "
+                        f"the changed one is kept as {kept}",
+                        code="changed_meanwhile",
+                    )
+                ) from None
+            _remove(directory, aside)
+            raise undo(_changed())
+        os.unlink(aside, dir_fd=directory.fd)
         _step("after_unlink", os.path.join(directory.path, name))
         if _reread(fd, len(original)) != original:
             # Written to between the last check and the removal: its bytes are put back.
@@ -1094,6 +1488,38 @@ def _unlink_source(
         raise FixtureError(f"wrote {target.name} but cannot remove the original: {_reason(exc)}", code="io") from None
 
 
+def _source_gone(name: str, target: Path) -> FixtureError:
+    return FixtureError(
+        f"refused: {name} was removed (or moved by another run) while it was being moved; "
+        f"{target.name}, holding its migration, is kept",
+        code="changed_meanwhile",
+    )
+
+
+def _remove_own(directory: Directory, name: str, made: os.stat_result) -> None:
+    """Remove `name` only if it is the very file `made` (by inode): it is renamed aside and
+    checked there first, and put back when it is not (no other file is ever removed)."""
+    aside = _temp_name(name)
+    try:
+        if not _renameat2(directory, name, aside, _RENAME_NOREPLACE):
+            os.rename(name, aside, src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+    except OSError:
+        return
+    try:
+        if _same_file(os.stat(aside, dir_fd=directory.fd, follow_symlinks=False), made):
+            os.unlink(aside, dir_fd=directory.fd)
+            directory.sync()
+            return
+        os.link(aside, name, src_dir_fd=directory.fd, dst_dir_fd=directory.fd, follow_symlinks=False)
+        _remove(directory, aside)
+    except OSError:
+        try:  # a new file took the name meanwhile: the one that went aside stays, not as a temporary
+            os.rename(aside, _temp_name(name).replace(TEMP_SUFFIX, ".kept"), src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+        except OSError:
+            pass
+
+
+@_uninterrupted
 def remove_file(path: Path, original: bytes, *, root: Path | None = None) -> bool:
     """Remove the file `path` if it holds exactly `original` (checked through the open file
     just before the removal, relative to its directory opened under the root rule).

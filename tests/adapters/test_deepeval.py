@@ -47,3 +47,20 @@ def _corpus_jobs() -> list[object]:
 def test_corpus_samples_import(source: Path, tmp_path):
     text = check_import([source], tmp_path / "imported.json", root=EXTERNAL)
     assert json.loads(text)["coverage_tags"] == ["deepeval"]
+
+
+def test_goldens_whose_input_is_query(tmp_path):
+    text = check_import([EXAMPLES / "deepeval" / "query-goldens.json"], tmp_path / "q.json", root=ROOT, skill="shop")
+    first, second = json.loads(text)["cases"]
+    assert first["input"] == "How do I reset my password?"
+    assert first["extensions"]["deepeval"]["input_key"] == "query"
+    assert second["extensions"]["context"] == ["Orders ship within 2 days."]
+
+
+def test_goldens_in_an_object_with_other_members(tmp_path):
+    source = EXAMPLES / "deepeval" / "wrapped-goldens.json"
+    text = check_import([source], tmp_path / "w.json", root=ROOT, skill="shop")
+    data = json.loads(text)
+    assert data["cases"][0]["source_refs"] == ["examples/external/deepeval/wrapped-goldens.json#/goldens/0"]
+    held = data["extensions"]["deepeval"]["files"]["examples/external/deepeval/wrapped-goldens.json"]
+    assert held == {"list_key": "goldens", "members": {"name": "support goldens", "version": 2}}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.import_helpers import EXAMPLES, EXTERNAL, check_import, corpus_files, refused, requires_external
+from tests.import_helpers import EXAMPLES, EXTERNAL, check_import, corpus_files, plan, refused, requires_external
 
 EXAMPLES_FILE = EXAMPLES / "langsmith" / "examples.jsonl"
 ROOT = EXAMPLES.parents[1]
@@ -43,3 +43,19 @@ def _corpus_jobs() -> list[object]:
 def test_corpus_samples_import(source: Path, tmp_path):
     text = check_import([source], tmp_path / "imported.json", root=EXTERNAL)
     assert json.loads(text)["coverage_tags"] == ["langsmith"]
+
+
+def test_examples_without_outputs(tmp_path):
+    partial = EXAMPLES / "langsmith" / "partial.jsonl"
+    text = check_import([partial], tmp_path / "faq.json", root=ROOT, skill="faq")
+    first, second = json.loads(text)["cases"]
+    assert "expected_outcome" not in first and first["extensions"]["langsmith"]["metadata"] == {"source": "faq"}
+    assert second["expected_outcome"] == "Yes, to 30 countries."
+
+
+def test_from_langsmith_takes_examples_with_no_outputs_at_all(tmp_path):
+    source = tmp_path / "inputs.jsonl"
+    source.write_text('{"inputs": {"question": "Hi?"}}\n', encoding="utf-8")
+    ((_, code, message),) = refused([source], tmp_path / "o.json", root=tmp_path, skill="x")
+    assert code == "unknown_format" and "--from langsmith" in message
+    assert plan([source], tmp_path / "o.json", root=tmp_path, skill="x", fmt="langsmith").cases == 1

@@ -113,3 +113,27 @@ def test_corpus_samples_import(sources: list[Path], tmp_path):
     if len(sources) > 1:
         assert data["description"] and data["extensions"]["openai_evals"]["registry"]
         assert all(len(case["coverage_tags"]) == 2 for case in data["cases"])  # the class, then `expected`
+
+
+GRADED = EXAMPLES / "openai-evals" / "registry" / "data" / "graded" / "samples.jsonl"
+
+
+def test_model_graded_sample_text_is_a_case_not_a_few_shot_file(tmp_path):
+    # The first two lines are detected (a `sample` text); the third has neither `input` nor
+    # `sample`, so detection needs --from, which then takes its text members.
+    ((_, code, message),) = refused([GRADED], tmp_path / "o.json", root=ROOT, skill="x")
+    assert code == "unknown_format" and "line 3 has no `input` (nor a `sample` text)" in message
+    text = check_import([GRADED], tmp_path / "graded.json", root=ROOT, skill="facts", fmt="openai-evals")
+    first, second, third = json.loads(text)["cases"]
+    assert first["input"] == "The Treaty of Westphalia was signed in 1648."
+    assert first["expected_outcome"] == "1648"
+    assert first["extensions"]["openai_evals"]["rendered_from"] == "sample"
+    assert "expected_outcome" not in second and second["extensions"]["openai_evals"]["choice"] == "Yes"
+    assert third["input"] == "input1: Name a prime number.\ninput2: Name an even prime number."
+    assert third["extensions"]["openai_evals"]["rendered_from"] == "members"
+
+
+def test_a_graded_file_without_input_lines_is_detected(tmp_path):
+    source = tmp_path / "graded.jsonl"
+    source.write_text('{"sample": "Paris is in France.", "ideal": "Yes"}\n', encoding="utf-8")
+    assert plan([source], tmp_path / "o.json", root=tmp_path, skill="x").adapter.format == "openai-evals"

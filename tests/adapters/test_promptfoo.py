@@ -231,3 +231,83 @@ def test_corpus_every_file_is_read_but_prompts(tmp_path):
     every = {path.resolve() for path in corpus_files("promptfoo", ".yaml", ".yml", ".json", ".jsonl", ".csv", ".txt")}
     assert every - read == prompts
     assert prompts  # the samples do name prompt files
+
+
+SCENARIOS = EXAMPLES / "promptfoo" / "scenarios" / "promptfooconfig.yaml"
+
+
+def test_scenarios_give_one_case_per_test_and_config_entry(tmp_path):
+    text = check_import([SCENARIOS], tmp_path / "greetings.json", root=ROOT, skill="greetings")
+    cases = json.loads(text)["cases"]
+    assert [case["id"] for case in cases] == [
+        "greeting-french",
+        cases[1]["id"],
+        "greeting-german",
+        cases[3]["id"],
+    ]
+    assert cases[1]["id"].endswith("-french") and cases[3]["id"].endswith("-german")
+    french = cases[0]["extensions"]["promptfoo"]
+    assert french["vars"] == {"language": "French", "text": "Hello"}
+    assert french["scenario"] == {"index": 0, "config": 0}
+    assert cases[3]["forbidden_signals"] == ["Auf Wiedersehen"]
+
+
+def test_a_scenarios_config_is_a_config_not_a_tests_file(tmp_path):
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(
+        "prompts: ['{{q}}']\nscenarios:\n  - config: [{vars: {q: a}}]\n    tests: [{}]\n", encoding="utf-8"
+    )
+    assert _is_config(read_source(config, "promptfooconfig.yaml").data)
+    assert plan([config], tmp_path / "o.json", root=tmp_path, skill="x", fmt="promptfoo").cases == 1
+
+
+def test_a_recursive_glob_never_follows_a_symlinked_directory(tmp_path):
+    """Links to a parent folder would make a recursive glob loop (exponential in `glob`):
+    the walk does not enter symlinked directories, and finds what `glob` finds without them."""
+    import glob
+    import os
+    import time
+
+    write(
+        tmp_path,
+        {
+            "cfg.json": '{"providers": ["echo"], "tests": ["file://t/**/*.yaml"]}',
+            "t/a.yaml": "- vars: {q: first}\n",
+            "t/sub/b.yaml": "- vars: {q: second}\n",
+            "t/.hidden/c.yaml": "- vars: {q: hidden}\n",
+        },
+    )
+    expected = sorted(glob.glob(str(tmp_path / "t" / "**" / "*.yaml"), recursive=True))
+    for name in ("l1", "l2", "sub/l3"):
+        os.symlink("..", tmp_path / "t" / name)
+    os.symlink(".", tmp_path / "t" / "self")
+    started = time.monotonic()
+    data = json.loads(plan([tmp_path / "cfg.json"], tmp_path / "out.json", root=tmp_path).new_bytes)
+    assert time.monotonic() - started < 10
+    assert [case["input"] for case in data["cases"]] == ["first", "second"]
+    assert len(expected) == 2
+
+
+@pytest.mark.parametrize(
+    "pattern, names",
+    [
+        ("*.yaml", ["a.yaml"]),
+        ("**/*.yaml", ["a.yaml", "d/b.yaml", "d/e/c.yaml"]),
+        ("d/**/*.yaml", ["d/b.yaml", "d/e/c.yaml"]),
+        ("d/*/?.yaml", ["d/e/c.yaml"]),
+        ("[ab].yaml", ["a.yaml"]),
+        ("[!a].yaml", []),
+    ],
+)
+def test_the_glob_walk_matches_what_glob_matches(tmp_path, pattern, names):
+    import glob
+    import os
+
+    from fixture_migrate.adapters.promptfoo import _glob_files
+
+    for name in ("a.yaml", "d/b.yaml", "d/e/c.yaml", ".h/x.yaml", "d/.y.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("[]")
+    ours = sorted(os.path.relpath(p, tmp_path) for p in _glob_files(str(tmp_path), pattern))
+    theirs = sorted(os.path.relpath(p, tmp_path) for p in glob.glob(str(tmp_path / pattern), recursive=True))
+    assert ours == theirs == names

@@ -90,3 +90,25 @@ def test_corpus_samples_import(source: Path, tmp_path):
     if has_name:
         assert data["skill"] == own["skill_name"]
     assert len({case["id"] for case in data["cases"]}) == len(data["cases"])
+
+
+BARE = EXAMPLES / "skill-creator" / "bare" / "evals.json"
+
+
+def test_a_bare_evals_array_is_read(tmp_path):
+    text = check_import([BARE], tmp_path / "notes.json", root=ROOT, skill="release-notes")
+    data = json.loads(text)
+    assert [case["id"] for case in data["cases"]] == ["eval-1", "eval-2"]
+    assert data["extensions"]["skill_creator"]["bare"] == ["examples/external/skill-creator/bare/evals.json"]
+    assert data["cases"][1]["extensions"]["skill_creator"]["files"] == ["evals/files/notes-v2.md"]
+
+
+def test_a_field_error_names_the_members_the_records_have(tmp_path):
+    errors = refused([BARE], tmp_path / "o.json", root=ROOT, skill="x", fmt="skill-creator", fields={"query": "promt"})
+    ((_, code, message),) = errors
+    assert code == "usage"
+    assert "no record read has a top-level `promt` member (the records' members: `id`, `prompt`" in message
+    ((_, code, message),) = refused(
+        [BARE], tmp_path / "o.json", root=ROOT, skill="x", fmt="skill-creator", fields={"query": "prompt"}
+    )
+    assert "has no `prompt`" in message and "--field query=prompt renamed `prompt` to `query`" in message

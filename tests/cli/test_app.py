@@ -109,7 +109,7 @@ def test_mixed_directory_with_a_broken_file(capsys, tree):
     [
         pytest.param(b'{"a": 1,\n "a": 2}', ":2:2:", "duplicate_key", id="duplicate-key"),
         pytest.param(
-            b'{"schema_version": "x.v1", "cases": [{"id": "a"},\n  "b"]}',
+            b'{"schema_version": "x.v1", "cases": [{"id": "a", "input": "i", "expected": "e"},\n  "b"]}',
             ":2:3:",
             "case_not_object",
             id="non-object-case",

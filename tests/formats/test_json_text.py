@@ -1,7 +1,8 @@
 """The JSON span parser and writer: what stays byte-identical, what changes, in which style.
 
-Each case migrates a tiny generic fixture (no schema_version) and compares the
-whole output, so every byte the writer adds or keeps is asserted.
+Each case migrates a tiny generic fixture (no schema_version; its case carries an input
+and an expected outcome, the evidence a local family needs) and compares the whole
+output, so every byte the writer adds or keeps is asserted.
 """
 
 import pytest
@@ -23,49 +24,65 @@ def migrated(source: str) -> str:
     "source, expected",
     [
         pytest.param(
-            '{\n  "cases": [\n    {\n      "id": "a",\n      "user_intent": "Go."\n    }\n  ]\n}\n',
-            "{\n  " + V1 + ',\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go."\n    }\n  ]\n}\n',
+            '{\n  "cases": [\n    {\n      "id": "a",\n      "expected_outcome": "o",\n      "user_intent": "Go."\n    }\n  ]\n}\n',
+            "{\n  "
+            + V1
+            + ',\n  "cases": [\n    {\n      "id": "a",\n      "expected_outcome": "o",\n      "input": "Go."\n    }\n  ]\n}\n',
             id="rename-in-place",
         ),
         pytest.param(
-            '{\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go.",\n      "note": "x"\n    }\n  ]\n}\n',
-            "{\n  " + V1 + ',\n  "cases": [\n    {\n      "id": "a",\n      "input": "Go.",\n'
+            '{\n  "cases": [\n    {\n      "id": "a",\n      "expected_outcome": "o",\n      "input": "Go.",\n      "note": "x"\n    }\n  ]\n}\n',
+            "{\n  "
+            + V1
+            + ',\n  "cases": [\n    {\n      "id": "a",\n      "expected_outcome": "o",\n      "input": "Go.",\n'
             '      "extensions": {\n        "note": "x"\n      }\n    }\n  ]\n}\n',
             id="last-member-moves-its-comma-line-stays",
         ),
         pytest.param(
-            '{"cases": [{"id": "a", "note": [1, 2]}]}',
-            "{" + V1 + ', "cases": [{"id": "a", "extensions": {"note": [1, 2]}}]}',
+            '{"cases": [{"id": "a", "input": "i", "expected_outcome": "o", "note": [1, 2]}]}',
+            "{"
+            + V1
+            + ', "cases": [{"id": "a", "input": "i", "expected_outcome": "o", "extensions": {"note": [1, 2]}}]}',
             id="one-line-file-stays-one-line",
         ),
         pytest.param(
-            '{\n\t"cases": [\n\t\t{"id": "a", "note": "x"}\n\t]\n}',
-            "{\n\t" + V1 + ',\n\t"cases": [\n\t\t{"id": "a", "extensions": {"note": "x"}}\n\t]\n}',
+            '{\n\t"cases": [\n\t\t{"id": "a", "input": "i", "expected_outcome": "o", "note": "x"}\n\t]\n}',
+            "{\n\t"
+            + V1
+            + ',\n\t"cases": [\n\t\t{"id": "a", "input": "i", "expected_outcome": "o", "extensions": {"note": "x"}}\n\t]\n}',
             id="inline-case-in-tab-file",
         ),
         pytest.param(
-            '{\n    "cases": [\n        {\n            "id": "a",\n            "deep": {\n                "k": [\n'
+            '{\n    "cases": [\n        {\n            "id": "a",\n            "input": "i",\n            "expected_outcome": "o",\n            "deep": {\n                "k": [\n'
             "                    1\n                ]\n            }\n        }\n    ]\n}\n",
-            "{\n    " + V1 + ',\n    "cases": [\n        {\n            "id": "a",\n            "extensions": {\n'
+            "{\n    "
+            + V1
+            + ',\n    "cases": [\n        {\n            "id": "a",\n            "input": "i",\n            "expected_outcome": "o",\n            "extensions": {\n'
             '                "deep": {\n                    "k": [\n                        1\n                    ]\n'
             "                }\n            }\n        }\n    ]\n}\n",
             id="moved-value-re-indented-four-spaces",
         ),
         pytest.param(
-            '{"cases": [{"id": "a", "n": [-0, 1.50, 1E2, 123456789012345678901234567890], "s": "caf\\u00e9 \\/"}]}',
-            "{" + V1 + ', "cases": [{"id": "a", "extensions": {"n": [-0, 1.50, 1E2, 123456789012345678901234567890], '
+            '{"cases": [{"id": "a", "input": "i", "expected_outcome": "o", "n": [-0, 1.50, 1E2, 123456789012345678901234567890], "s": "caf\\u00e9 \\/"}]}',
+            "{"
+            + V1
+            + ', "cases": [{"id": "a", "input": "i", "expected_outcome": "o", "extensions": {"n": [-0, 1.50, 1E2, 123456789012345678901234567890], '
             '"s": "caf\\u00e9 \\/"}}]}',
             id="tokens-keep-their-text",
         ),
         pytest.param(
-            '{\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "note": 1\r\n    }\r\n  ]\r\n}',
-            "{\r\n  " + V1 + ',\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "extensions": {\r\n'
+            '{\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "input": "i",\r\n      "expected_outcome": "o",\r\n      "note": 1\r\n    }\r\n  ]\r\n}',
+            "{\r\n  "
+            + V1
+            + ',\r\n  "cases": [\r\n    {\r\n      "id": "a",\r\n      "input": "i",\r\n      "expected_outcome": "o",\r\n      "extensions": {\r\n'
             '        "note": 1\r\n      }\r\n    }\r\n  ]\r\n}',
             id="crlf-no-final-newline",
         ),
         pytest.param(
-            '{"cases" : [{"id" : "a", "extensions" : {}, "note" : true}]}',
-            "{" + V1.replace(":", " :") + ', "cases" : [{"id" : "a", "extensions" : {"note" : true}}]}',
+            '{"cases" : [{"id" : "a", "input" : "i", "expected_outcome" : "o", "extensions" : {}, "note" : true}]}',
+            "{"
+            + V1.replace(":", " :")
+            + ', "cases" : [{"id" : "a", "input" : "i", "expected_outcome" : "o", "extensions" : {"note" : true}}]}',
             id="spaced-colons-and-empty-extensions-filled",
         ),
     ],
@@ -75,7 +92,9 @@ def test_writer(source, expected):
 
 
 def test_bom_is_kept():
-    result = plan(b'\xef\xbb\xbf{"cases": [{"id": "a", "x": 1}]}', "fixtures/x.json")
+    result = plan(
+        b'\xef\xbb\xbf{"cases": [{"id": "a", "input": "i", "expected_outcome": "o", "x": 1}]}', "fixtures/x.json"
+    )
     assert result.new_bytes.startswith(b'\xef\xbb\xbf{"schema_version"')
 
 

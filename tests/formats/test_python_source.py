@@ -125,3 +125,51 @@ def test_a_bom_and_crlf_module_untouched_is_returned_as_it_is():
     source = PythonSource(raw)
     assert source.bom and source.text == "# nothing to do\nX = 1\n"
     assert source.render([]) == raw
+
+
+def test_the_codemod_keeps_the_module_encoding():
+    import libcst as cst
+    from fixture_migrate.migration.codemod import MigrateFixtureLiterals
+    from libcst.codemod import CodemodContext
+
+    raw = ("# coding: latin-1\n" + CASES).encode("latin-1")
+    tree = cst.parse_module(raw)
+    new = MigrateFixtureLiterals(CodemodContext(filename=PATH)).transform_module(tree)
+    assert new.encoding in ("latin-1", "iso-8859-1") and MIGRATED_LITERAL in new.code
+    assert reads_as(new.bytes)["CASES"][0]["extensions"]["name"] == "Caf\u00e9 order"
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"], ids=["lone-cr", "crlf", "lf"])
+@pytest.mark.parametrize("line", [1, 2], ids=["cookie-line-1", "cookie-line-2"])
+def test_a_coding_cookie_is_found_whatever_the_line_endings(newline, line):
+    """A lone-CR module is one line to `BytesIO.readline`: the cookie is still found on
+    line 1 or 2, as Python's tokenizer finds it."""
+    lead = "#!/usr/bin/env python" + newline if line == 2 else ""
+    raw = (lead + "# -*- coding: latin-1 -*-" + newline + CASES.replace("\n", newline)).encode("latin-1")
+    new = migrated(raw)
+    assert reads_as(new)["CASES"][0]["input"] == "Order a caf\u00e9."
+    assert new.startswith((lead + "# -*- coding: latin-1 -*-" + newline).encode())
+    assert b"caf\xe9" in new and b"\xc3\xa9" not in new
+    assert new.count(newline.encode()) >= raw.count(newline.encode()) and (newline == "\r\n" or b"\r\n" not in new)
+
+
+def test_mixed_line_endings_are_kept_where_the_literal_keeps_its_text():
+    raw = b"CASES = [\r\n  {'name': 'a',\r 'user_intent': 'x',\n 'expected': 'y'},\r]\n"
+    new = migrated(raw)
+    assert new.startswith(b"CASES = [\r\n"), "the CRLF after the bracket, untouched by the edit, stays"
+    assert new.endswith(b"},\r]\n")
+    assert reads_as(new)["CASES"] == [{"id": "a", "input": "x", "expected_outcome": "y", "extensions": {"name": "a"}}]
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["\f", "\f\f", "\f  \f", "X = 1\n\f", "# page\n\f\n"],
+    ids=["ff", "two-ff", "ff-spaces-ff", "after-code", "ff-own-line"],
+)
+def test_a_form_feed_before_a_binding_is_read_and_kept(lead):
+    """Python allows form feeds in indentation (a page break); the binding after one is
+    still a fixture, and the form feeds stay."""
+    raw = (lead + "CASES = [{'name': 'a\f', 'user_intent': 'x',\n\f 'expected': 'y'}]\n").encode()
+    new = migrated(raw)
+    assert new.startswith((lead + "CASES = [").encode())
+    assert reads_as(new)["CASES"] == [{"id": "a", "input": "x", "expected_outcome": "y", "extensions": {"name": "a\f"}}]

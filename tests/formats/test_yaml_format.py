@@ -168,9 +168,9 @@ GENERIC_FLOW = """\
   "schema_version": "local-evals/v2",
   "owner": "team-a",
   "cases": [
-    {"name": "JSON-like YAML", "user_intent": "hi", "extra": [1, 2]},  # first
+    {"name": "JSON-like YAML", "user_intent": "hi", "expected": "a wave", "extra": [1, 2]},  # first
     # second
-    {"name": "Two", "user_intent": "yo"}
+    {"name": "Two", "user_intent": "yo", "expected": "a nod"}
   ]
 }
 """
@@ -576,3 +576,31 @@ def test_corpus_converted_to_yaml_migrates_as_json_does(entry):
     _, got, yaml_view = migrated_units(root, relative.with_suffix(".yaml"), converted)
     assert got == expected
     assert without_source_file(yaml_view) == without_source_file(json_view)
+
+
+def alias_bomb(uses: int, length: int = 64 * 1024, key: bool = False) -> str:
+    """A fixture with one anchored string of `length` characters aliased `uses` times: far
+    under the values limit, but megabytes of text once every alias is copied out."""
+    if key:  # the long text in a mapping of its own, aliased as a whole
+        head = f"  - name: first\n    extra: &big {{k: {'x' * length}}}\n    user_intent: a\n    expected_posture: ok"
+        rest = [f"  - name: c{i}\n    extra: *big\n    user_intent: a\n    expected_posture: ok" for i in range(uses)]
+    else:
+        head = f"  - name: first\n    user_intent: &big {'x' * length}\n    expected_posture: ok"
+        rest = [f"  - name: c{i}\n    user_intent: *big\n    expected_posture: ok" for i in range(uses)]
+    return "\n".join(["schema_version: prompt-examples/v1", "skill: demo", "examples:", head, *rest]) + "\n"
+
+
+@pytest.mark.parametrize("key", [False, True], ids=["scalar", "mapping"])
+def test_alias_amplification_of_text_is_refused_before_it_is_copied_out(key):
+    """The guard counts the characters aliases expand to, not only the values."""
+    from fixture_migrate.errors import FixtureError
+
+    text = alias_bomb(300, key=key)  # ~20 MB of text from ~80 KB of YAML
+    with pytest.raises(FixtureError) as caught:
+        load_document(Path("evals/bomb.yaml"), text.encode())
+    assert caught.value.code == "too_large" and "characters of text through its aliases" in caught.value.message
+    assert caught.value.line is not None, "placed where the limit is passed"
+
+
+def test_a_few_aliases_of_long_text_are_still_read():
+    load_document(Path("evals/ok.yaml"), alias_bomb(20).encode())

@@ -9,6 +9,7 @@ from fixture_migrate.importing.base import (
     ExternalAdapter,
     canonical_json,
     content_id,
+    origin_syntax,
     outcome_value,
     own_id,
     render_input,
@@ -95,3 +96,12 @@ def test_external_adapters_never_claim_and_refuse_to_migrate():
     assert adapter.sniff(object()) is None
     with pytest.raises(Exception, match="fixture-migrate import --from mine"):
         adapter.to_canonical(object(), None)
+
+
+@pytest.mark.parametrize(
+    ("source_file", "syntax"),
+    [("evals/a.csv", "csv"), ("evals/a.ndjson", "jsonl"), ("evals/a.YML", "yaml"), ("evals/a.py", None), (3, None)],
+)
+def test_origin_syntax_reads_the_import_suffix_table(source_file, syntax):
+    case = {"id": "a", "extensions": {"import": {"source_file": source_file}}}
+    assert origin_syntax(case) == syntax

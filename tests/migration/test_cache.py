@@ -107,11 +107,11 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(tree, monkeypatch, caps
         MAGIC + b'{"key": "other", "entries": {}}',
         b'{"key": "KEY", "entries": {}}',  # no magic line
         MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["00", "unchanged"]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": [1, "unchanged", [], 0, 1, {}]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "written", [], 0, 1, {}]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [1], 0, 1, {}]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": [1, "unchanged", [], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "written", [], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [1], 0, 1, {}, ""]}}',
         MAGIC
-        + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}], "x": 3}}',
+        + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, ""], "x": 3}}',
     ],
 )
 def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(tree, monkeypatch, capsys, content):
@@ -129,7 +129,7 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(tree, monkeypat
 
 
 def _plant(path: Path, key: str, relative: str, content: bytes, status: str, adapters: list[str]) -> None:
-    entries = {relative: [digest(content).hex(), status, adapters, 7, 1, {"x": 1}]}
+    entries = {relative: [digest(content).hex(), status, adapters, 7, 1, {"x": 1}, ""]}
     path.write_bytes(MAGIC + orjson.dumps({"key": key, "entries": entries}))
 
 

@@ -146,21 +146,26 @@ def test_sigkill_at_random_points_of_a_bulk_run_leaves_every_file_whole(tmp_path
 KILLER = """
 import os, signal, sys
 from fixture_migrate.cli.app import main
+import importlib
 name, at = sys.argv[1], int(sys.argv[2])
-real, calls = getattr(os, name), [0]
+owner = importlib.import_module("fixture_migrate.migration." + name.split(".")[0]) if "." in name else os
+name = name.split(".")[-1]
+real, calls = getattr(owner, name), [0]
 def hook(*args, **kwargs):
     calls[0] += 1
     if calls[0] == at:
         os.kill(os.getpid(), signal.SIGKILL)
     return real(*args, **kwargs)
-setattr(os, name, hook)
+setattr(owner, name, hook)
 code = main(sys.argv[3:])
 print(calls[0])  # with at=0: how many calls a whole run makes
 sys.exit(code)
 """
 
 
-WRITE_STEPS = ("write", "fsync", "fchmod", "link", "replace", "unlink")
+WRITE_STEPS = ("write", "fsync", "fchmod", "link", "unlink", "writes._renameat2")
+"""The system calls of a write a kill is aimed at: `writes._renameat2` is the atomic exchange
+(or, where there is none, the fallback to `os.replace`) that puts each new file in place."""
 
 COUNTER = """
 import json, os, sys
@@ -171,8 +176,10 @@ def counting(name, real):
         calls[name] = calls.get(name, 0) + 1
         return real(*args, **kwargs)
     return hook
+import importlib
 for name in sys.argv[1].split(","):
-    setattr(os, name, counting(name, getattr(os, name)))
+    owner = importlib.import_module("fixture_migrate.migration." + name.split(".")[0]) if "." in name else os
+    setattr(owner, name.split(".")[-1], counting(name, getattr(owner, name.split(".")[-1])))
 code = main(sys.argv[2:])
 print(json.dumps(calls))
 sys.exit(code)

@@ -80,6 +80,7 @@ def test_the_temporary_file_is_fsynced_in_the_same_directory_then_the_directory(
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(writes, "_renameat2", lambda *args: False)  # the rename, where there is no exchange
     write_atomic(target, NEW, original=OLD, root=repo)
     ((source, destination),) = replaced
     assert Path(source).parent == repo and Path(source).name.startswith(".cases.json.")
@@ -106,6 +107,8 @@ def test_disk_full_or_io_error_at_each_step_leaves_the_original_and_no_temporary
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, call, fail)
+    if call == "replace":
+        monkeypatch.setattr(writes, "_renameat2", fail)  # the exchange that takes its place
     with pytest.raises(FixtureError) as caught:
         write_atomic(target, NEW, original=OLD, root=repo)
     monkeypatch.undo()

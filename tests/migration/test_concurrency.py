@@ -1,6 +1,7 @@
 """A state machine that runs `migrate` over a small tree while another writer edits,
-appends, renames, swaps the folder for a symlink, or kills the run, each exactly at one
-step of the write path (`writes.set_step_hook`). After every step, no byte of any
+appends, renames, swaps the folder for a symlink, kills the run, or runs a second
+migrate over the same tree, each exactly at one step of the write path
+(`writes.set_step_hook`). After every step, no byte of any
 fixture is lost: each file is the last version its writer left, or that version
 migrated (a JSON Lines file: the file, or its `.json`, or both after a kill between
 the two), and nothing outside the repo root has changed.
@@ -29,7 +30,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = {
     "prd.json": ROOT / "examples" / "legacy" / "prd-evals.json",
     "review.json": ROOT / "examples" / "legacy" / "review-examples.json",
@@ -40,7 +41,7 @@ SAMPLES = {
 LINE = (
     b'{"id": "added-%d", "prompt": "Added.", "baseline_output": "x", "with_skill_output": "kept", "assertions": []}\n'
 )
-ACTIONS = ["none", "edit", "edit_by_rename", "append", "rename", "swap", "kill"]
+ACTIONS = ["none", "edit", "edit_by_rename", "append", "rename", "swap", "kill", "second_run"]
 KILLED = 137
 
 
@@ -123,6 +124,16 @@ class MigrateUnderConcurrentWriters(RuleBasedStateMachine):
             with path.open("ab") as handle:
                 handle.write(LINE % self.counter)
             return path.read_bytes()
+        if action == "second_run":
+            # Another fixture-migrate run over the same tree, start to end, inside this one.
+            commands.run_migrate(
+                [self.root],
+                Options(repo_root=self.root),
+                commands.MigrateMode(),
+                out=io.StringIO(),
+                report=Report(err=io.StringIO()),
+            )
+            return None
         if action == "rename" and path.exists():
             os.rename(path, path.with_name("renamed-" + target))
         elif action == "swap":

@@ -69,3 +69,46 @@ def test_the_class_holds_what_it_says():
 
     pattern = re.compile(f"[{REORDERING}]")
     assert all(pattern.match(chr(c)) for c in BIDI_CONTROL + OTHER_REORDERING)
+
+
+INVISIBLE_CHARS = [0x180E, 0x200B, *range(0x2060, 0x2065), 0xFEFF, 0xE0000, 0xE0001, 0xE0041, 0xE007F]
+
+
+@pytest.mark.parametrize("code", INVISIBLE_CHARS, ids=lambda c: f"U+{c:04X}")
+def test_each_invisible_character_is_escaped_and_json_stays_valid(code):
+    """Zero-width, word-joiner, BOM and tag characters show nothing, so they could hide a
+    difference or a message: escaped in text, diffs and JSON output; a JSON value is unchanged."""
+    char = chr(code)
+    shown = f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    assert escape_text(f"a{char}b") == f"a{shown}b"
+    assert char not in render_diff(f"x{char}\n", "y\n", f"f{char}.json", "f.json")
+    dumped = dump_json({"v": f"a{char}b"})
+    assert char not in dumped
+    assert json.loads(dumped) == {"v": f"a{char}b"}
+    assert json.loads(escape_json(json.dumps(f"a{char}b", ensure_ascii=False))) == f"a{char}b"
+
+
+@pytest.mark.parametrize("code", [0x200C, 0x200D])
+def test_the_joiners_scripts_and_emoji_need_stay_raw(code):
+    assert escape_text(f"a{chr(code)}b") == f"a{chr(code)}b"
+
+
+def test_a_hidden_tag_message_in_a_file_name_is_shown_in_messages(tmp_path, capsys):
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "rm -rf")
+    bad = tmp_path / f"bad{hidden}\u200b\ufeff.json"
+    bad.write_text("{")
+    assert main(["validate", "--repo-root", str(tmp_path), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert not any(0xE0000 <= ord(c) <= 0xE007F or c in "\u200b\ufeff" for c in err)
+    assert "\\U000e0072" in err and "\\u200b" in err and "\\ufeff" in err
+
+
+def test_every_character_escape_json_rewrites_is_found_by_dump_json():
+    from fixture_migrate.cli.commands import _UNSAFE_LEADS
+    from fixture_migrate.migration.diff import _UNSAFE
+
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000 or not _UNSAFE.match(chr(code)) or code < 0x20:
+            continue
+        encoded = chr(code).encode()
+        assert any(encoded.startswith(lead) or lead.startswith(encoded) for lead in _UNSAFE_LEADS), f"U+{code:04X}"

@@ -152,3 +152,41 @@ def test_a_token_found_in_the_diff_is_never_used(monkeypatch):
     sink = io.StringIO()
     write_github_diff(sink, f"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-{'A' * 32}\n+y\n", "x")
     assert "::stop-commands::" + "b" * 32 in sink.getvalue()
+
+
+CONFIGS = [
+    'repo-root = "nonexist\\n{value}"\n',  # a value quoted back in the error
+    '"{value}" = 1\n',  # an unknown key named in the error
+    'exclude = 3\nskill = "{value}"\n',
+]
+
+
+@pytest.mark.parametrize("template", CONFIGS)
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("where", ["flag", "env"])
+def test_config_errors_in_github_mode_forge_nothing(tmp_path, capsys, monkeypatch, template, value, where):
+    """A hostile pyproject: every line the tool prints, its config errors included, goes
+    through the same inert-line path as the report."""
+    (tmp_path / ".git").mkdir()
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    (tmp_path / "pyproject.toml").write_text("[tool.fixture-migrate]\n" + template.format(value=escaped))
+    monkeypatch.chdir(tmp_path)
+    argv = ["migrate", "--check", "--diff"]
+    if where == "flag":
+        argv += ["--output-format", "github"]
+        monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    else:
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code == 2
+    assert forged(captured.out) == [] and forged(captured.err) == [], captured.err
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_usage_errors_quoting_a_value_forge_nothing(tmp_path, capsys, monkeypatch, value):
+    monkeypatch.chdir(tmp_path)
+    code = main(["migrate", "--output-format", "github", "--jobs", "\n" + value])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert forged(captured.out) == [] and forged(captured.err) == [], captured.err

@@ -7,6 +7,7 @@ import os
 
 import pytest
 from fixture_migrate.cli.app import main
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import SIZE_LIMITS, max_bytes, size_variable
 from fixture_migrate.migration import writes
 
@@ -30,14 +31,20 @@ def test_a_python_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, mon
 
 
 def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
+    # A built-in limit of 4 KiB stands in for the real one: the same path, without
+    # migrating half a megabyte of Python (some 30 s of libcst).
+    monkeypatch.setitem(SIZE_LIMITS, "python", 4 << 10)
     module = tmp_path / "cases.py"
     module.write_text(big_python(SIZE_LIMITS["python"] + 1))
+    args = ["migrate", "--check", "-q", "--repo-root", str(tmp_path), str(module)]
+    assert main(args) == 2  # over the built-in limit
+    assert "[too_large]" in capsys.readouterr().err
     monkeypatch.setenv(size_variable("python"), "1MiB")
-    assert main(["migrate", "--check", "-q", "--repo-root", str(tmp_path), str(module)]) == 1
+    assert main(args) == 1
 
 
 @pytest.mark.parametrize(
-    "value, expected", [("2097152", 2 << 20), ("64KiB", 64 << 10), ("3 MiB", 3 << 20), ("lots", 2 << 20), ("", 2 << 20)]
+    "value, expected", [("2097152", 2 << 20), ("64KiB", 64 << 10), ("3 MiB", 3 << 20), ("", 2 << 20), ("  ", 2 << 20)]
 )
 def test_limit_values(monkeypatch, value, expected):
     monkeypatch.setenv("FIXTURE_MIGRATE_MAX_YAML_BYTES", value)
@@ -49,3 +56,22 @@ def test_json_keeps_the_read_limit_unless_its_variable_says(monkeypatch):
     monkeypatch.setenv("FIXTURE_MIGRATE_MAX_JSON_BYTES", "1KiB")
     assert writes.limit_for("a.json").bytes == 1024
     assert writes.limit_for("a.csv").bytes == writes.MAX_FILE_BYTES
+
+
+BAD_VALUES = ["lots", "-1", "1e9", "abc", "4mib", "4.5MiB", "1KB", "\u0664\u0660\u0669\u0666", "\uff11\uff12", "0x10"]
+
+
+@pytest.mark.parametrize("value", BAD_VALUES)
+def test_an_unparsable_limit_is_an_error_naming_the_variable(tmp_path, capsys, monkeypatch, value):
+    """Never silently ignored (the built-in limit would apply unseen), and only ASCII digits
+    are a number (`\\d` would accept Arabic-Indic or full-width digits)."""
+    monkeypatch.setenv("FIXTURE_MIGRATE_MAX_YAML_BYTES", value)
+    (tmp_path / "a.json").write_text("{}")
+    for command in (["migrate", "--check"], ["validate"], ["normalize"]):
+        code = main([*command, "--repo-root", str(tmp_path), str(tmp_path / "a.json")])
+        err = capsys.readouterr().err
+        assert code == 2, (command, err)
+        assert "FIXTURE_MIGRATE_MAX_YAML_BYTES" in err and "is not a size" in err
+    with pytest.raises(FixtureError) as caught:
+        max_bytes("yaml", writes.MAX_FILE_BYTES)
+    assert caught.value.code == "bad_size_limit"

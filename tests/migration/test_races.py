@@ -25,7 +25,7 @@ from fixture_migrate.migration import writes
 from fixture_migrate.migration.engine import Options
 from fixture_migrate.migration.writes import TEMP_SUFFIX, move_file, remove_file, write_atomic
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 JSONL = (ROOT / "examples" / "legacy" / "output-cases.jsonl").read_bytes()
 LEGACY = (ROOT / "examples" / "legacy" / "review-examples.json").read_bytes()
 APPENDED = b'{"id": "appended", "prompt": "Added meanwhile.", "with_skill_output": "kept"}\n'

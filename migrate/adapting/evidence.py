@@ -1,0 +1,135 @@
+"""The evidence that a payload of no known family holds eval cases (DESIGN.md, "Claiming a file").
+
+A local family is migrated in place only when its records carry the evidence of eval
+cases: each record has an input-like member *and* an expected-like member (names from
+`fixture_migrate.adapting.vocabulary`, after the reference's own), or the payload holds
+trigger lists (lists of queries under `should_trigger`, `positive`, `near_miss`, ...).
+An `id` and a `cases` key are not evidence: a list of mutation specs or a generated
+report has both.
+
+A payload that looks like a fixture (a case list whose records carry an id, an input or
+an expected outcome) but lacks that evidence is a *candidate*: it is left as it is and
+named in the output with what is missing, so a user can declare its family
+(`fixture-migrate suggest`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fixture_migrate.adapting import vocabulary as v
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats import Unit
+from fixture_migrate.slots import Record
+
+CASE_LIST_KEYS = ("cases", "examples")
+"""The reference's case lists, in its order of preference."""
+
+
+class Evidence(Record):
+    """Why a payload holds eval cases: `kind` "cases" (a case list under `key`, None for a
+    bare list) or "trigger_lists" (`keys`); `reason` one line for reports."""
+
+    __slots__ = ("kind", "key", "keys", "reason")
+
+    def __init__(self, kind: str, reason: str, key: str | None = None, keys: tuple[str, ...] = ()) -> None:
+        self.kind = kind
+        self.reason = reason
+        self.key = key
+        self.keys = keys
+
+
+def case_list(data: Any) -> tuple[str | None, list[Any]] | None:
+    """`(key, records)` of a payload's case list (`cases`, else `examples`), or `(None, data)`
+    for a bare list; None when there is none."""
+    if isinstance(data, list):
+        return None, data
+    if isinstance(data, dict):
+        for key in CASE_LIST_KEYS:
+            if isinstance(data.get(key), list):
+                return key, data[key]
+    return None
+
+
+def _names(keys: set[str]) -> str:
+    return ", ".join(sorted(keys)) or "-"
+
+
+def records_evidence(records: list[Any]) -> tuple[bool, str]:
+    """Whether every record is an object with an input-like and an expected-like member,
+    and a sentence saying which members showed it (or what is missing, and where)."""
+    if not records:
+        return False, "the case list is empty"
+    if not any(isinstance(record, dict) for record in records):
+        return False, "no record is an object"
+    inputs: set[str] = set()
+    expected: set[str] = set()
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict):
+            continue  # a case that is not an object is the migration's error to report, in place
+        found_input = v.input_field(record)
+        found_expected = v.expected_field(record)
+        if found_input is None and found_expected is None:
+            return (
+                False,
+                f"record {number} has no input-like field ({_hint(v.INPUT)}) and no expected-like field ({_hint(v.EXPECTED)})",
+            )
+        if found_input is None:
+            return False, f"record {number} has no input-like field ({_hint(v.INPUT)})"
+        if found_expected is None:
+            return False, f"record {number} has no expected-like field ({_hint(v.EXPECTED)}, a trigger polarity)"
+        inputs.add(found_input)
+        expected.add(found_expected)
+    return True, f"records carry input ({_names(inputs)}) and expected outcome ({_names(expected)})"
+
+
+def _hint(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:4]) + ", ..."
+
+
+def evidence(unit: Unit) -> tuple[Evidence | None, str]:
+    """The evidence that `unit` holds eval cases of a local family, or None and why not."""
+    data = unit.data
+    if isinstance(data, dict) and "$schema" in data:
+        return None, "a document declaring `$schema` (a JSON Schema or a tool's configuration)"
+    found = case_list(data)
+    if found is not None:
+        key, records = found
+        ok, why = records_evidence(records)
+        where = f"`{key}`" if key else "the bare list"
+        if ok:
+            return Evidence("cases", f"{where}: {why}", key=key), ""
+        return None, f"{where}: {why}"
+    if isinstance(data, dict):
+        lists = v.trigger_lists(data)
+        if lists:
+            return Evidence(
+                "trigger_lists", "trigger lists " + ", ".join(f"`{k}`" for k in lists), keys=tuple(lists)
+            ), ""
+    return None, "no case list (`cases`, `examples`) and no trigger lists"
+
+
+def looks_like_fixture(unit: Unit) -> bool:
+    """True when `unit` looks like a fixture without the evidence to migrate it: a case list
+    of objects that carry an id, an input-like or an expected-like member; a payload with
+    a `schema_version` and a case list; a bare list of records with an input and an id;
+    or a trigger-list key holding a list."""
+    data = unit.data
+    if isinstance(data, dict) and "$schema" in data:
+        return False
+    found = case_list(data)
+    if found is not None:
+        key, records = found
+        if key is not None and isinstance(data, dict) and c.is_non_empty_string(data.get("schema_version")):
+            return bool(records)
+        if not records or not all(isinstance(r, dict) for r in records):
+            return False
+        if key is None:
+            # A bare list has no envelope saying what it is: only records with an input and
+            # an id or an expectation look like cases (a list of messages does not).
+            return all(v.input_field(r) and ("id" in r or v.expected_field(r)) for r in records)
+        markers = {"id", *v.INPUT_LIKE, *v.EXPECTED_LIKE, *v.POLARITY}
+        return all(not markers.isdisjoint(r) for r in records)
+    if isinstance(data, dict):
+        return any(k in v.TRIGGER_LISTS and isinstance(data[k], list) and data[k] for k in data)
+    return False

@@ -1,0 +1,165 @@
+"""Draft a `[tool.fixture-migrate.adapters.NAME]` table for a local family (`fixture-migrate suggest`).
+
+Given files of one family (or several), it reads their case records, recognizes the
+fields that hold the input, the expected outcome, forbidden signals, a boundary note
+and a trigger polarity (names of `fixture_migrate.adapting.vocabulary`, after the
+reference's own), and the trigger lists, and prints a table that declares the family
+in place (`fixture_migrate.adapting.families`): paste it into pyproject.toml and the
+next `fixture-migrate migrate` migrates those files. A field it could not place is
+listed in a comment (it goes under each case's `extensions`); a canonical field it
+found no source for is written commented out, for the user to fill in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from fixture_migrate.adapting import vocabulary as v
+from fixture_migrate.adapting.evidence import case_list
+from fixture_migrate.contract import rules as c
+from fixture_migrate.migration.paths import relative_source
+
+
+class Shape:
+    """What one payload of a local family looks like: its record list `key` (None for a
+    bare list), its trigger `lists`, and its `records` (objects)."""
+
+    def __init__(self, key: str | None, lists: tuple[str, ...], records: list[dict[str, Any]]) -> None:
+        self.key = key
+        self.lists = lists
+        self.records = records
+
+    @property
+    def signature(self) -> tuple[Any, ...]:
+        return (self.key, self.lists)
+
+
+def shape_of(data: Any) -> Shape | None:
+    """The `Shape` of a payload, or None when it holds no records nor trigger lists."""
+    if isinstance(data, dict):
+        lists = tuple(k for k in data if k in v.TRIGGER_LISTS and isinstance(data[k], list) and data[k])
+        if lists and case_list(data) is None:
+            records = [item for k in lists for item in data[k] if isinstance(item, dict)]
+            return Shape(None, lists, records)
+    found = case_list(data)
+    if found is None and isinstance(data, dict):
+        lists_of_objects = [
+            (len(value), key)
+            for key, value in data.items()
+            if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
+        ]
+        if lists_of_objects:
+            key = max(lists_of_objects)[1]
+            found = (key, data[key])
+    if found is None:
+        return None
+    key, records = found
+    objects = [r for r in records if isinstance(r, dict)]
+    if not objects:
+        return None
+    return Shape(key, (), objects)
+
+
+def _first(records: list[dict[str, Any]], names: tuple[str, ...], test: Any) -> str | None:
+    """The first of `names` that passes `test` in at least half of the records holding it
+    (and is held by some record)."""
+    for name in names:
+        holding = [r[name] for r in records if name in r]
+        if holding and sum(1 for value in holding if test(value)) * 2 >= len(holding):
+            return name
+    return None
+
+
+def _globs(paths: list[Path], base: Path) -> list[str]:
+    """Globs covering `paths` (relative to `base`): files of equal depth give one glob with
+    `*` in the segments where they differ; otherwise each path as it is (precision first:
+    a glob wider than the files given could take in another family's files)."""
+    rels = [relative_source(p, base) for p in paths]
+    parts = [rel.split("/") for rel in rels]
+    if len(parts) > 1 and len({len(p) for p in parts}) == 1:
+        merged = ["*" if len({p[i] for p in parts}) > 1 else parts[0][i] for i in range(len(parts[0]))]
+        return ["/".join(merged)]
+    return list(dict.fromkeys(rels))
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -> str:
+    """The TOML table for the family of `paths` (relative to `base`, the configuration's
+    directory), whose payloads have `shapes`."""
+    records = [r for shape in shapes for r in shape.records]
+    key = shapes[0].key
+    lists = tuple(dict.fromkeys(k for shape in shapes for k in shape.lists))
+    lines = [
+        f"# Drafted by `fixture-migrate suggest` from {len(paths)} file(s): {', '.join(relative_source(p, base) for p in paths[:3])}"
+        + (", ..." if len(paths) > 3 else ""),
+        "# Paste into pyproject.toml (globs are relative to its folder); the next `fixture-migrate migrate` migrates these files.",
+        f"[tool.fixture-migrate.adapters.{name}]",
+        f"summary = {_toml('local family of ' + ', '.join(_globs(paths, base)))}",
+        f"files = {_toml(_globs(paths, base))}",
+    ]
+    if key is not None and key not in ("cases", "examples"):
+        lines.append(f"records = {_toml(key)}")
+    if lists:
+        positive = [k for k in lists if v.TRIGGER_LISTS[k]]
+        negative = [k for k in lists if not v.TRIGGER_LISTS[k]]
+        if positive:
+            lines.append(f"should_trigger = {_toml(positive)}")
+        if negative:
+            lines.append(f"should_not_trigger = {_toml(negative)}")
+    used: set[str] = {"id", "name", "extensions", "coverage_tags", "source_refs", "source_ref_authority"}
+    fields = [
+        ("input", (*c.INPUT_SOURCES, *v.INPUT), c.is_non_empty_string),
+        (
+            "expected_outcome",
+            (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS, *v.EXPECTED),
+            lambda value: value is not None,
+        ),
+        (
+            "forbidden_signals",
+            ("forbidden_signals", "negative_signal", *v.FORBIDDEN),
+            lambda value: bool(c.string_array(value)),
+        ),
+        ("boundary_note", ("boundary_note", *v.BOUNDARY_NOTE), c.is_non_empty_string),
+        ("polarity", v.POLARITY, lambda value: isinstance(value, bool)),
+    ]
+    found: dict[str, str | None] = {}
+    for canonical, names, test in fields:
+        field = _first(records, names, test)
+        found[canonical] = field
+        if field is not None:
+            lines.append(f"{canonical} = {_toml(field)}")
+            used.add(field)
+    counts = Counter(k for r in records for k in r)
+    rest = [k for k in counts if k not in used]
+    if found["input"] is None and records:
+        strings = [k for k in rest if any(c.is_non_empty_string(r.get(k)) for r in records)]
+        hint = f"; candidates: {', '.join(strings)}" if strings else ""
+        lines.append(f'# input = "FIELD"   # no field recognized as the input{hint}')
+    if found["expected_outcome"] is None and found["polarity"] is None and not lists:
+        hint = f"; candidates: {', '.join(rest)}" if rest else ""
+        lines.append(f'# expected_outcome = "FIELD"   # no field recognized as the expected outcome{hint}')
+    if rest:
+        lines.append(f"# under each case's extensions: {', '.join(rest)}")
+    return "\n".join(lines) + "\n"
+
+
+def family_name(paths: list[Path], taken: set[str]) -> str:
+    """A table name for the family of `paths`: the slug of their common file stem."""
+    stems = {p.stem for p in paths}
+    stem = stems.pop() if len(stems) == 1 else "local-cases"
+    name = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "local-cases"
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}-{n}"
+    taken.add(candidate)
+    return candidate

@@ -1,0 +1,138 @@
+"""The runs behind `detect` and `suggest`: who takes each file and why, and the drafted
+table that brings an unclaimed local family in (DESIGN.md, "Claiming a file")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from fixture_migrate.cli import output
+from fixture_migrate.cli.commands import _display, _load_all, dump_json
+from fixture_migrate.cli.report import Report
+from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.migration.engine import Engine, Options
+from fixture_migrate.migration.reader import Reader
+
+
+def run_detect(
+    paths: Sequence[Path], options: Options, *, out: TextIO, report: Report, output_format: str = "text"
+) -> int:
+    """Print, per file (and per payload of a multi-payload file), who takes it and why.
+
+    Each payload is claimed by an adapter (`adapter (kind)`, or `canonical`), left for
+    `import --from FORMAT` (another eval tool's file), unclaimed (looks like a fixture of
+    a local family, without the evidence to migrate it), or not a fixture; a walked file
+    no parser can read is skipped. `report.verbose` (`-v`) adds the reason to each line.
+
+    `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind,
+    status, reason, import_from}`, adapter null when no adapter claims it; errors as
+    `{path, error}`), or "github" (a notice on each legacy file, an error annotation for
+    each file that cannot be read).
+    """
+    from fixture_migrate.migration.unreadable import described, skip_reason
+
+    reader = Reader(Engine(options))
+    records: list[dict[str, Any]] = []
+    named = {path for path in paths if not path.is_dir()}
+    text = output_format == "text"
+
+    def line(where: str, claim: str, reason: str) -> None:
+        if text:
+            shown = f"{where}: {claim}" + (f" ({reason})" if report.verbose and reason else "")
+            out.write(escape_text(shown) + "\n")
+
+    for loaded in _load_all(reader, paths, report):
+        shown = _display(loaded.path)
+        if loaded.error is not None:
+            reason = skip_reason(
+                loaded.path, loaded.error, named=loaded.path in named, repo_root=options.repo_root, options=options
+            )
+            if reason is not None:
+                report.count("skipped")
+                records.append(
+                    {"path": shown, "unit": None, "adapter": None, "kind": None, "status": "skipped", "reason": reason}
+                )
+                line(shown, "skipped, cannot be read", reason)
+                continue
+            error = described(loaded.path, loaded.error)
+            report.error(shown, error)
+            records.append({"path": shown, "error": output.error_record(error)})
+            continue
+        assert loaded.document is not None
+        if not loaded.document.units:  # a YAML stream or Python module with no payload in it
+            reason = "no payload in it"
+            records.append(
+                {"path": shown, "unit": None, "adapter": None, "kind": None, "status": "not_fixture", "reason": reason}
+            )
+            line(shown, "not a fixture", reason)
+        for unit, claim in zip(loaded.document.units, loaded.claims, strict=True):
+            where = shown + (f" [{unit.label}]" if unit.label else "")
+            adapter = claim.adapter
+            if adapter is None:
+                said = {
+                    "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
+                    "unclaimed": "unclaimed local family, not migrated",
+                }.get(claim.status, "not a fixture")
+            elif adapter.kind == "canonical":
+                said = "canonical"
+            else:
+                said = f"{adapter.name} ({adapter.kind})"
+            records.append(
+                {
+                    "path": shown,
+                    "unit": unit.label,
+                    "adapter": adapter.name if adapter else None,
+                    "kind": adapter.kind if adapter else None,
+                    "status": claim.status,
+                    "reason": claim.reason,
+                    "import_from": claim.import_from,
+                }
+            )
+            line(where, said, claim.reason)
+            if output_format == "github" and adapter is not None and adapter.kind != "canonical":
+                from fixture_migrate.migration.paths import relative_source
+
+                message = f"legacy fixture ({said}); `fixture-migrate migrate {shown}` rewrites it as v1"
+                name = relative_source(loaded.path, options.repo_root)
+                out.write(output.annotation("notice", message, file=name, line=1, title="fixture-migrate"))
+    if output_format == "json":
+        out.write(dump_json(records) + "\n")
+    return report.exit_code
+
+
+def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:
+    """Print a drafted adapter table (`fixture_migrate.adapting.suggest`) per local family
+    found under `paths`: files no known family claims, grouped by file name and shape.
+    Files a known family, the canonical pass-through or a declared family already claims
+    are passed over (and named with `-v`); a file that cannot be read is an error."""
+    from fixture_migrate.adapting.suggest import draft_table, family_name, shape_of
+
+    reader = Reader(Engine(options))
+    groups: dict[tuple[Any, ...], tuple[list[Path], list[Any]]] = {}
+    for loaded in _load_all(reader, paths, report):
+        if loaded.error is not None:
+            report.error(_display(loaded.path), loaded.error)
+            continue
+        assert loaded.document is not None
+        for unit, claim in zip(loaded.document.units, loaded.claims, strict=True):
+            adapter = claim.adapter
+            if adapter is not None and adapter.kind != "generic":
+                report.note(f"{_display(loaded.path)}: already claimed ({adapter.name}), no table needed")
+                continue
+            shape = shape_of(unit.data)
+            if shape is None:
+                continue
+            files, shapes = groups.setdefault((loaded.path.name, shape.signature), ([], []))
+            if loaded.path not in files:
+                files.append(loaded.path)
+            shapes.append(shape)
+    # Globs are relative to the pyproject.toml the table goes into: the one in use, else the repo root's.
+    config_path = getattr(options, "config_path", None)
+    base = config_path.resolve().parent if config_path is not None else options.repo_root
+    taken: set[str] = set()
+    tables = [draft_table(family_name(files, taken), files, shapes, base) for files, shapes in groups.values()]
+    out.write("\n".join(tables))
+    if not tables:
+        report.summary_line("no local family found: nothing to declare")
+    return report.exit_code

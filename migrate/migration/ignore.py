@@ -1,0 +1,81 @@
+"""`.gitignore` rules for directory walks, as git applies them (and ruff and black follow).
+
+A walk skips what git would ignore: the patterns of every `.gitignore` from the
+repository root down to the file's directory, and `.git/info/exclude`; a deeper file's
+patterns win over a shallower one's, a later pattern over an earlier one, `!` re-includes,
+and nothing below an ignored directory comes back (git never looks inside one). A file
+named on the command line is never filtered by these rules.
+
+The patterns are matched by `pathspec`'s `GitIgnoreSpec`, which implements git's
+wildmatch rules (anchoring, `**`, directory-only patterns, negation, escapes); this
+module only decides which files apply to a path and in which order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class GitIgnore:
+    """The ignore rules under `root` (the repository root), read lazily, one directory at a time."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._specs: dict[Path, Any] = {}
+
+    def _read(self, file: Path) -> Any:
+        try:
+            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            return None
+        import pathspec
+
+        try:
+            return pathspec.GitIgnoreSpec.from_lines(lines)
+        except Exception:  # noqa: BLE001 - git passes over a pattern it cannot read (a lone `!`, say)
+            kept = []
+            for line in lines:
+                try:
+                    pathspec.GitIgnoreSpec.from_lines([line])
+                except Exception:  # noqa: BLE001
+                    continue
+                kept.append(line)
+            return pathspec.GitIgnoreSpec.from_lines(kept)
+
+    def _spec(self, directory: Path) -> Any:
+        if directory not in self._specs:
+            spec = self._read(directory / ".gitignore")
+            if directory == self.root:
+                exclude = self._read(directory / ".git" / "info" / "exclude")
+                spec = [s for s in (exclude, spec) if s is not None] or None
+            else:
+                spec = [spec] if spec is not None else None
+            self._specs[directory] = spec
+        return self._specs[directory]
+
+    def ignored(self, path: Path, *, is_dir: bool) -> bool:
+        """True when git would ignore `path` (absolute, or relative to the current
+        directory), judged on its own: the caller prunes ignored directories."""
+        path = path.absolute()
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            return False
+        parts = rel.parts
+        if not parts:
+            return False
+        decision: bool | None = None
+        directory = self.root
+        for depth in range(len(parts)):
+            specs = self._spec(directory)
+            if specs:
+                sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+                for spec in specs:
+                    result = spec.check_file(sub)
+                    if result.include is not None:
+                        decision = result.include
+            directory = directory / parts[depth]
+        return bool(decision)

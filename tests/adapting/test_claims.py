@@ -1,0 +1,304 @@
+"""Claiming by evidence (DESIGN.md, "Claiming a file") and the vocabulary of local fields.
+
+Every claim rule and every vocabulary entry with a small sample: what is migrated in
+place, what is left for `import`, what is named as unclaimed, what is not a fixture; and
+which local field lands in which canonical field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixture_migrate.adapting import vocabulary as v
+from fixture_migrate.adapting.claims import CLAIMED, NOT_FIXTURE, OTHER_TOOL, UNCLAIMED, decide
+from fixture_migrate.adapting.registry import migration_registry
+from fixture_migrate.cli.app import main
+from fixture_migrate.formats import Unit
+
+from tests.helpers import plan
+
+
+def claim(data, syntax="json", path="skills/demo/evals/x.json"):
+    return decide(
+        migration_registry(),
+        Unit(data, "case_list" if isinstance(data, list) else "payload"),
+        syntax=syntax,
+        path=Path(path),
+    )
+
+
+# --- claim rules -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "adapter"),
+    [
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]},
+            CLAIMED,
+            "generic",
+            id="input-and-expected",
+        ),
+        pytest.param({"examples": [{"query": "q", "ideal": "i"}]}, CLAIMED, "generic", id="examples-list"),
+        pytest.param(
+            {"skill_name": "s", "should_trigger": ["go"], "should_not_trigger": ["stop"]},
+            CLAIMED,
+            "generic",
+            id="keyword-trigger-lists",
+        ),
+        pytest.param(
+            {"positive": [{"prompt": "p", "reason": "r"}], "near_miss": [{"prompt": "n"}]},
+            CLAIMED,
+            "generic",
+            id="prompt-trigger-lists",
+        ),
+        pytest.param(
+            [{"id": "1", "type": "t", "input": "i", "expected_behavior": "e", "tags": []}],
+            CLAIMED,
+            "generic",
+            id="bare-array-with-evidence",
+        ),
+        pytest.param(
+            {"schema": 1, "skill": "s", "cases": [{"id": "a", "base": "b", "operations": []}]},
+            UNCLAIMED,
+            None,
+            id="mutation-specs-id-only",
+        ),
+        pytest.param(
+            {
+                "schema_version": "r.v1",
+                "generated_at": "t",
+                "cases": [{"id": "a", "input_files": ["x"], "expected_outcome": "o"}],
+            },
+            UNCLAIMED,
+            None,
+            id="report-without-input",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "constraints": {"n": 1}}]},
+            UNCLAIMED,
+            None,
+            id="input-without-expected",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p", "ideal": "i"}, {"id": "b", "prompt": "q"}]},
+            UNCLAIMED,
+            None,
+            id="one-record-lacks-expected",
+        ),
+        pytest.param(
+            {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"
+        ),
+        pytest.param({"name": "x", "version": 1}, NOT_FIXTURE, None, id="config"),
+        pytest.param([{"role": "user", "text": "hi"}], NOT_FIXTURE, None, id="bare-list-of-messages"),
+        pytest.param(
+            {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
+            OTHER_TOOL,
+            None,
+            id="skill-creator-evals",
+        ),
+        pytest.param([{"query": "q", "should_trigger": True}], OTHER_TOOL, None, id="skill-creator-trigger-set"),
+        pytest.param(
+            {"prompts": ["p"], "providers": ["openai:x"], "tests": [{"vars": {"q": "x"}}]},
+            OTHER_TOOL,
+            None,
+            id="promptfoo-config",
+        ),
+        pytest.param(
+            [{"vars": {"q": "x"}, "assert": [{"type": "contains", "value": "y"}]}],
+            OTHER_TOOL,
+            None,
+            id="promptfoo-tests",
+        ),
+    ],
+)
+def test_claim_rules(data, status, adapter):
+    found = claim(data)
+    assert found.status == status, found.reason
+    assert (found.adapter.name if found.adapter else None) == adapter
+    assert found.reason
+
+
+def test_other_tools_name_the_import_format():
+    found = claim({"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]})
+    assert found.import_from == "skill-creator" and "import --from skill-creator" in found.reason
+
+
+def test_openai_evals_samples_are_left_for_import():
+    found = claim(
+        [{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}], syntax="jsonl", path="samples.jsonl"
+    )
+    assert found.status == OTHER_TOOL and found.import_from == "openai-evals"
+
+
+def test_known_families_win_over_evidence():
+    data = {"schema_version": "yao.semantic-trigger-cases.v1", "should_trigger": ["go"]}
+    assert claim(data).adapter.name == "yao_semantic_trigger_cases_v1"
+
+
+def test_unclaimed_files_are_byte_identical_and_named(tmp_path, capsys):
+    specs = tmp_path / "mutations.json"
+    text = json.dumps({"schema": 1, "skill": "s", "cases": [{"id": "a", "base": "b", "operations": []}]})
+    specs.write_text(text)
+    assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert specs.read_text() == text
+    assert "mutations.json: not migrated" in err and "fixture-migrate suggest" in err
+    assert "1 unclaimed (named above)" in err
+
+
+def test_a_python_dict_holding_a_name_is_not_a_fixture(tmp_path, capsys):
+    module = tmp_path / "runner.py"
+    module.write_text('RUNNER_ID = "r"\nSTATE = {"schema_version": 1, "runner": RUNNER_ID}\n')
+    assert main(["migrate", "--repo-root", str(tmp_path), str(module)]) == 0
+    assert "1 not a fixture" in capsys.readouterr().err
+
+
+def test_a_python_dict_of_a_known_family_holding_a_name_stays_an_error(tmp_path, capsys):
+    module = tmp_path / "test_cases.py"
+    module.write_text(
+        'P = "x"\nFIXTURE = {"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": P}]}\n'
+    )
+    assert main(["migrate", "--repo-root", str(tmp_path), str(module)]) == 2
+    assert "[not_a_literal]" in capsys.readouterr().err
+
+
+def test_detect_json_is_valid_json_and_explains(tmp_path, capsys):
+    (tmp_path / "empty.py").write_text("import os\n")
+    (tmp_path / "cases.json").write_text(json.dumps({"cases": [{"prompt": "p", "answer": "a"}]}))
+    assert main(["detect", "--output-format", "json", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    records = json.loads(capsys.readouterr().out)
+    by_path = {Path(r["path"]).name: r for r in records}
+    assert by_path["empty.py"]["status"] == "not_fixture"
+    assert by_path["cases.json"]["adapter"] == "generic" and "answer" in by_path["cases.json"]["reason"]
+    assert main(["detect", "-v", "--repo-root", str(tmp_path), str(tmp_path / "cases.json")]) == 0
+    assert "records carry input (prompt) and expected outcome (answer)" in capsys.readouterr().out
+
+
+# --- walks -----------------------------------------------------------------------------------
+
+
+def test_gitignore_and_exclude_in_walks(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # --exclude globs are relative to the current directory (no configuration)
+    fixture = json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]})
+    for name in ("kept.json", "build/out.json", "logs/a.json", "vendor/b.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(fixture)
+    (tmp_path / ".gitignore").write_text("build/\n*.json\n!kept.json\n!vendor/\n!vendor/*.json\n")
+    common = ["detect", "--repo-root", str(tmp_path)]
+    assert main([*common, str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "kept.json" in out and "vendor/b.json" in out
+    assert "build/out.json" not in out and "logs/a.json" not in out
+    assert main([*common, "--extend-exclude", "vendor", str(tmp_path)]) == 0
+    assert "vendor/b.json" not in capsys.readouterr().out
+    assert main([*common, str(tmp_path / "build" / "out.json")]) == 0  # named: always processed
+    assert "build/out.json: generic" in capsys.readouterr().out
+
+
+def test_unreadable_file_in_a_skills_evals_folder_is_an_error(tmp_path, capsys):
+    evals = tmp_path / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "broken.json").write_text('{"cases": [')
+    (tmp_path / "broken.json").write_text('{"cases": [')
+    assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "skills/demo/evals/broken.json" in err and "1 skipped as unreadable" in err
+
+
+def test_unreadable_file_under_include_is_an_error(tmp_path, capsys):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "broken.json").write_text("{")
+    (tmp_path / "pyproject.toml").write_text('[tool.fixture-migrate]\ninclude = ["data/*.json"]\n')
+    config = ["--config", str(tmp_path / "pyproject.toml"), "--repo-root", str(tmp_path)]
+    assert main(["migrate", *config, str(tmp_path)]) == 2
+    assert "[invalid_json]" in capsys.readouterr().err
+
+
+# --- the vocabulary ---------------------------------------------------------------------------
+
+
+def _case(record: dict, key: str = "cases") -> dict:
+    result = plan(json.dumps({key: [record]}), "skills/demo/evals/x.json")
+    assert result.status == "changed", result.error and result.error.message
+    return json.loads(result.new_bytes)["cases"][0]
+
+
+@pytest.mark.parametrize("name", v.INPUT)
+def test_every_input_name_fills_input(name):
+    case = _case({name: "the question", "expected_behavior": "ok"})
+    assert case["input"] == "the question"
+
+
+@pytest.mark.parametrize("name", v.EXPECTED)
+def test_every_expected_name_fills_the_outcome(name):
+    case = _case({"prompt": "p", name: "the answer"})
+    assert case["expected_outcome"] == "the answer"
+
+
+@pytest.mark.parametrize("name", v.FORBIDDEN)
+def test_every_forbidden_name_fills_forbidden_signals(name):
+    case = _case({"prompt": "p", name: ["leak"]})
+    assert case["forbidden_signals"] == ["leak"]
+
+
+@pytest.mark.parametrize("name", v.BOUNDARY_NOTE)
+def test_every_boundary_name_fills_the_note(name):
+    case = _case({"prompt": "p", "ideal": "i", name: "only on request"})
+    assert case["boundary_note"] == "only on request"
+
+
+@pytest.mark.parametrize("name", v.POLARITY)
+@pytest.mark.parametrize("polarity", [True, False])
+def test_every_polarity_field_gives_tags_and_outcome(name, polarity):
+    case = _case({"prompt": "p", name: polarity})
+    outcome, tags = v.polarity_words(polarity)
+    assert case["expected_outcome"] == outcome and case["coverage_tags"] == list(tags)
+    assert case["extensions"][name] is polarity
+
+
+def test_polarity_adds_to_existing_tags_and_keeps_an_outcome():
+    case = _case({"prompt": "p", "should_trigger": False, "coverage_tags": ["routing"], "ideal": "declines"})
+    assert case["coverage_tags"] == ["routing", "boundary", "should-not-trigger"]
+    assert case["expected_outcome"] == "declines"
+
+
+@pytest.mark.parametrize(("key", "polarity"), sorted(v.TRIGGER_LISTS.items()))
+def test_every_trigger_list(key, polarity):
+    result = plan(json.dumps({"skill_name": "s", key: ["a query", {"prompt": "another"}]}), "skills/demo/evals/t.json")
+    assert result.status == "changed"
+    cases = json.loads(result.new_bytes)["cases"]
+    prefix = key.replace("_", "-")
+    assert [c["id"] for c in cases] == [f"{prefix}-1", f"{prefix}-2"]
+    assert [c["input"] for c in cases] == ["a query", "another"]
+    outcome, tags = v.polarity_words(polarity)
+    assert all(c["expected_outcome"] == outcome and c["coverage_tags"] == list(tags) for c in cases)
+
+
+def test_skill_name_fills_the_skill_outside_skills_folders():
+    result = plan(json.dumps({"skill_name": "tasks", "should_trigger": ["go"]}), "evals/t.json")
+    data = json.loads(result.new_bytes)
+    assert data["skill"] == "tasks" and data["extensions"]["skill_name"] == "tasks"
+
+
+def test_the_reference_mapping_comes_first():
+    case = _case({"user_intent": "reference input", "prompt": "local", "expected": "ref", "ideal": "local"})
+    assert case["input"] == "reference input" and case["expected_outcome"] == "ref"
+    assert case["extensions"] == {"prompt": "local", "ideal": "local"}
+
+
+def test_a_migrated_local_family_migrates_to_itself():
+    first = plan(json.dumps({"positive": [{"prompt": "p", "reason": "r"}]}), "skills/demo/evals/t.json")
+    again = plan(first.new_bytes, "skills/demo/evals/t.json")
+    assert again.status == "unchanged"
+
+
+def test_a_gitignore_pattern_git_cannot_read_is_passed_over(tmp_path, capsys):
+    (tmp_path / ".gitignore").write_text("!\n*.log.json\n")
+    (tmp_path / "a.json").write_text(json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]}))
+    (tmp_path / "b.log.json").write_text("{}")
+    assert main(["detect", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "a.json: generic" in out and "b.log.json" not in out
