@@ -267,7 +267,7 @@ def limit_for(path: Path | str) -> SizeLimit:
     """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
     `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
     message that names it and how to raise it."""
-    from fixture_migrate.formats import SYNTAX_BY_SUFFIX, size_variable
+    from fixture_migrate.formats import SIZE_LIMITS, SYNTAX_BY_SUFFIX, size_variable
 
     # The suffix as `Path.suffix` gives it, without a Path per file (asked for every read).
     name = os.fspath(path).rstrip(os.sep).rpartition(os.sep)[2]
@@ -275,13 +275,13 @@ def limit_for(path: Path | str) -> SizeLimit:
     syntax = SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
     if syntax is None:
         return SizeLimit(MAX_FILE_BYTES)
-    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES)
+    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES, SIZE_LIMITS.get(syntax))
 
 
 @functools.lru_cache(maxsize=32)
-def _limit(syntax: str, setting: str | None, default: int) -> SizeLimit:
-    """`limit_for` a syntax, once per value of its environment variable (`setting`) and
-    of the default limit."""
+def _limit(syntax: str, setting: str | None, default: int, built_in: int | None) -> SizeLimit:
+    """`limit_for` a syntax, once per value of its environment variable (`setting`), of the
+    default limit and of its built-in limit (`built_in`: the key only, `max_bytes` reads it)."""
     from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable
 
     how = (
@@ -1514,7 +1514,9 @@ def _remove_own(directory: Directory, name: str, made: os.stat_result) -> None:
         _remove(directory, aside)
     except OSError:
         try:  # a new file took the name meanwhile: the one that went aside stays, not as a temporary
-            os.rename(aside, _temp_name(name).replace(TEMP_SUFFIX, ".kept"), src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            os.rename(
+                aside, _temp_name(name).replace(TEMP_SUFFIX, ".kept"), src_dir_fd=directory.fd, dst_dir_fd=directory.fd
+            )
         except OSError:
             pass
 
