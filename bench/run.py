@@ -1,19 +1,35 @@
 """Benchmarks of fixture-migrate against baselines measured in the same run.
 
 Each scenario runs fixture-migrate as a subprocess over a synthetic tree
-(`bench/generate.py`) and compares its wall time, CPU time and peak RSS with a
-baseline measured right beside it: a bare Python loop that reads each file,
-parses it with orjson and serializes it back. Results are printed as ratios,
-never as absolute targets, so they hold on any machine.
+(`bench/generate.py`) and compares it with a baseline measured in turn with it
+(baseline, scenario, baseline, scenario, ...), keeping the fastest run of each:
+on a shared machine the fastest run is the one a busy neighbour disturbed least,
+and taking turns exposes both to the same drift. Results are ratios, never
+absolute times, so they hold on any machine.
 
-    python bench/run.py            # the full run (10,000 / 2,000 files)
+The baseline B is a bare Python loop that reads each file, parses it with orjson
+and serializes it back (one process).
+
+    python bench/run.py            # the full run (10,000 files; memory at 100,000)
     python bench/run.py --quick    # a smoke run that checks the script works
 
-Targets (issue "Speed"): (a) migrate --check over 10,000 files, 90% canonical,
-<= 1.5x the baseline; (b) migrate --diff over 2,000 legacy files <= 4x;
-(c) normalize over 10,000 files <= 2x; (d) start-up on one file <= 1.3x
-`python -c "import typer, orjson"`; (e) peak RSS of (a) <= 1.5x a one-file run;
-(f) --jobs N >= 1.6x --jobs 1 on (b), with identical output.
+Scenarios and targets (issue "Speed round 2"):
+
+  (a) migrate --check, cold (empty cache), 10,000 files, 90% canonical   <= 3x B
+  (b) the same, run again on the unchanged tree (the cache)              <= 1x B
+  (c) validate --no-ref-check over (a)'s tree                            <= 4x B
+  (d) its peak RSS                                                       <= 100 MiB
+  (e) normalize --output-format jsonl vs the contract's reference
+      normalizer on Node (a loop calling normalizeFixtureFile on every
+      file); run only where `node` and the normalizer are found          <= 1x
+  (f) peak RSS of (a) at 100,000 files vs 10,000                         <= 1.2x
+  (g) start-up: migrate --check on one file vs
+      `python -c "import typer, orjson"`                                 <= 1.1x
+
+The reference normalizer is not shipped: point `--reference` (or the
+environment variable FIXTURE_MIGRATE_REFERENCE) at a copy of
+`skills/spec-skill-audit/scripts/eval-fixture-normalizer.js` from the
+spec-first repository.
 """
 
 from __future__ import annotations
@@ -29,7 +45,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
 
 BASELINE = """
@@ -39,10 +56,9 @@ for name in open(sys.argv[1], encoding="utf-8").read().splitlines():
         orjson.dumps(orjson.loads(handle.read()))
 """
 
-
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 """Every process measured may cache bytecode, as an installed tool does (pip compiles it at
-install time; an editable install writes it on first use, which `main` does once first)."""
+install time; an editable install writes it on first use, which a warm-up run does first)."""
 
 
 @dataclass
@@ -55,7 +71,7 @@ class Run:
     out: bytes = b""
 
 
-def measure(argv: list[str], *, cwd: Path | None = None) -> Run:
+def measure(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
     """Run `argv` to completion and return its own resource usage.
 
     Peak RSS comes from `/usr/bin/time` where it exists: a child forked straight from
@@ -65,10 +81,9 @@ def measure(argv: list[str], *, cwd: Path | None = None) -> Run:
     with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as usage_file:
         wrapped = [timer, "-f", "%e %U %S %M", "-o", usage_file.name, *argv] if timer else argv
         start = time.perf_counter()
-        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd, env=ENV)
+        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env or ENV)
         _, _, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
-        process.returncode = 0
         out.seek(0)
         if timer:
             _, user, system, rss = usage_file.read().split()[-4:]
@@ -76,34 +91,13 @@ def measure(argv: list[str], *, cwd: Path | None = None) -> Run:
         return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.read())
 
 
-def best_of(argv: list[str], repeat: int, **kwargs) -> Run:
-    """The run with the median wall time of `repeat` runs."""
-    runs = sorted((measure(argv, **kwargs) for _ in range(repeat)), key=lambda run: run.wall)
-    return runs[len(runs) // 2]
-
-
-def fastest_interleaved(first: list[str], second: list[str], repeat: int) -> tuple[Run, Run]:
-    """The fastest of `repeat` runs of each command, run in turn (first, second, first, ...).
-
-    For start-up times of a tenth of a second, where a busy neighbour on a shared machine
-    adds more than the difference measured: taking turns exposes both commands to the
-    same drift, and the fastest run is the one least disturbed."""
-    runs: tuple[list[Run], list[Run]] = ([], [])
-    for _ in range(repeat):
-        runs[0].append(measure(first))
-        runs[1].append(measure(second))
-    return min(runs[0], key=lambda run: run.wall), min(runs[1], key=lambda run: run.wall)
+def fastest(runs: list[Run]) -> Run:
+    return min(runs, key=lambda run: run.wall)
 
 
 def tool() -> list[str]:
     script = shutil.which("fixture-migrate", path=str(Path(sys.executable).parent))
     return [script] if script else [sys.executable, "-m", "fixture_migrate"]
-
-
-def baseline(files: list[Path], work: Path, repeat: int) -> Run:
-    listing = work / f"files-{len(files)}.txt"
-    listing.write_text("\n".join(str(path) for path in files), encoding="utf-8")
-    return best_of([sys.executable, "-c", BASELINE, str(listing)], repeat)
 
 
 @dataclass
@@ -113,7 +107,7 @@ class Result:
     base: float
     limit: float
     unit: str = "s"
-    higher_is_better: bool = False
+    base_name: str = "B"
 
     @property
     def ratio(self) -> float:
@@ -121,89 +115,124 @@ class Result:
 
     @property
     def met(self) -> bool:
-        return self.ratio >= self.limit if self.higher_is_better else self.ratio <= self.limit
+        return self.ratio <= self.limit
 
     def line(self) -> str:
-        sign = ">=" if self.higher_is_better else "<="
         verdict = "met" if self.met else "NOT MET"
         return (
-            f"{self.name:<46} {self.ours:>9.3f}{self.unit:<3} {self.base:>9.3f}{self.unit:<3} "
-            f"{self.ratio:>6.2f}x  {sign} {self.limit}x  {verdict}"
+            f"{self.name:<58} {self.ours:>8.3f}{self.unit:<4} {self.base:>8.3f}{self.unit:<4} "
+            f"{self.ratio:>6.2f}x  <= {self.limit}x  {verdict}"
         )
+
+
+def reference_normalizer(given: str | None) -> Path | None:
+    candidate = given or os.environ.get("FIXTURE_MIGRATE_REFERENCE")
+    if not candidate or not shutil.which("node"):
+        return None
+    path = Path(candidate).resolve()
+    return path if path.is_file() else None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small smoke run (a few hundred files)")
-    parser.add_argument("--check-files", type=int, default=10_000)
-    parser.add_argument("--diff-files", type=int, default=2_000)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is kept")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="N for scenario (f)")
+    parser.add_argument("--files", type=int, default=10_000, help="files of the main tree")
+    parser.add_argument("--memory-files", type=int, default=100_000, help="files of the tree of scenario (f)")
+    parser.add_argument("--repeat", type=int, default=5, help="turns per scenario; the fastest run is kept")
+    parser.add_argument("--reference", help="path of the reference eval-fixture-normalizer.js, for (e)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.check_files, args.diff_files, args.repeat = 200, 60, 1
+        args.files, args.memory_files, args.repeat = 200, 2_000, 1
 
     cmd = tool()
     results: list[Result] = []
+    notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="fixture-migrate-bench-") as tmp:
         work = Path(tmp)
-        check_root, diff_root, one_root = work / "check", work / "diff", work / "one"
-        check_files = generate(check_root, args.check_files, canonical_share=0.9, seed=1)
-        diff_files = generate(diff_root, args.diff_files, canonical_share=0.0, seed=2)
+        root, big_root, one_root = work / "tree", work / "big", work / "one"
+        files = generate(root, args.files, canonical_share=0.9, seed=1)
         one_file = generate(one_root, 1, canonical_share=1.0, seed=3)[0]
-        measure([*cmd, "migrate", "--diff", "--repo-root", str(diff_root), str(diff_root)])  # warm bytecode caches
+        listing = work / "files.txt"
+        listing.write_text("\n".join(str(path) for path in files), encoding="utf-8")
+        cache = work / "cache"
+        env = {**ENV, "FIXTURE_MIGRATE_CACHE_DIR": str(cache)}
+        base_argv = [sys.executable, "-c", BASELINE, str(listing)]
+        check = [*cmd, "migrate", "--check", "-q", "--repo-root", str(root), str(root)]
+        validate = [*cmd, "validate", "--no-ref-check", "-q", "--repo-root", str(root), str(root)]
+        normalize = [*cmd, "normalize", "--output-format", "jsonl", "--repo-root", str(root), str(root)]
+        reference = reference_normalizer(args.reference)
+        node_loop = ["node", str(HERE / "reference_loop.js"), str(reference), str(root), str(listing)]
+        measure(check, env=env)  # warm the bytecode and the disk cache
 
-        base_check = baseline(check_files, work, args.repeat)
-        ours_check = best_of([*cmd, "migrate", "--check", "--repo-root", str(check_root), str(check_root)], args.repeat)
+        runs: dict[str, list[Run]] = {name: [] for name in ("B", "cold", "rerun", "validate", "normalize", "node")}
+        for _ in range(args.repeat):
+            runs["B"].append(measure(base_argv))
+            shutil.rmtree(cache, ignore_errors=True)
+            runs["cold"].append(measure(check, env=env))
+            runs["rerun"].append(measure(check, env=env))
+            runs["validate"].append(measure(validate))
+            runs["normalize"].append(measure(normalize))
+            if reference is not None:
+                runs["node"].append(measure(node_loop))
+        base = fastest(runs["B"])
+        cold, rerun, checked = fastest(runs["cold"]), fastest(runs["rerun"]), fastest(runs["validate"])
+        n = len(files)
+        results.append(Result(f"(a) migrate --check, cold, {n} files, 90% canonical", cold.wall, base.wall, 3.0))
+        results.append(Result("(b) migrate --check, again on the unchanged tree", rerun.wall, base.wall, 1.0))
+        results.append(Result("(c) validate --no-ref-check", checked.wall, base.wall, 4.0))
+        notes.append(f"(d) validate peak RSS: {checked.rss_kib / 1024:.1f} MiB (target <= 100 MiB)")
+        if reference is not None:
+            ours, node = fastest(runs["normalize"]), fastest(runs["node"])
+            same = sorted(ours.out.splitlines()) == sorted(node.out.splitlines())
+            results.append(
+                Result(
+                    "(e) normalize --output-format jsonl vs the Node reference",
+                    ours.wall,
+                    node.wall,
+                    1.0,
+                    base_name="node",
+                )
+            )
+            notes.append(f"(e) same cases as the reference: {'yes' if same else 'NO'}")
+        else:
+            notes.append("(e) skipped: no `node`, or no reference normalizer (--reference / FIXTURE_MIGRATE_REFERENCE)")
+
+        generate(big_root, args.memory_files, canonical_share=0.9, seed=1)
+        big = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(big_root), str(big_root)])
+        small = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(root), str(root)])
         results.append(
             Result(
-                f"(a) migrate --check, {len(check_files)} files, 90% canonical", ours_check.wall, base_check.wall, 1.5
+                f"(f) peak RSS of (a), {args.memory_files} vs {n} files",
+                big.rss_kib / 1024,
+                small.rss_kib / 1024,
+                1.2,
+                unit="MiB",
+                base_name=f"{n} files",
             )
         )
+        shutil.rmtree(big_root)
 
-        base_diff = baseline(diff_files, work, args.repeat)
-        diff_argv = [*cmd, "migrate", "--diff", "--repo-root", str(diff_root), str(diff_root)]
-        ours_diff = best_of([*diff_argv, "--jobs", "1"], args.repeat)
-        parallel = best_of([*diff_argv, "--jobs", str(args.jobs)], args.repeat)
-        name = f"(b) migrate --diff --jobs {args.jobs}, {len(diff_files)} legacy files"
-        results.append(Result(name, parallel.wall, base_diff.wall, 4.0))
-
-        ours_norm = best_of([*cmd, "normalize", "--repo-root", str(check_root), str(check_root)], args.repeat)
-        results.append(Result(f"(c) normalize, {len(check_files)} files", ours_norm.wall, base_check.wall, 2.0))
-
-        base_start, ours_start = fastest_interleaved(
-            [sys.executable, "-c", "import typer, orjson"],
-            [*cmd, "migrate", "--check", "--repo-root", str(one_root), str(one_file)],
-            max(args.repeat * 5, 5),
-        )
-        results.append(Result("(d) start-up, migrate --check on one file", ours_start.wall, base_start.wall, 1.3))
-
-        ours_one = best_of([*cmd, "migrate", "--check", "--repo-root", str(one_root), str(one_file)], args.repeat)
+        starts: tuple[list[Run], list[Run]] = ([], [])
+        one = [*cmd, "migrate", "--check", "-q", "--repo-root", str(one_root), str(one_file)]
+        for _ in range(max(args.repeat * 4, 5)):
+            starts[0].append(measure([sys.executable, "-c", "import typer, orjson"]))
+            starts[1].append(measure(one))
         results.append(
-            Result(
-                "(e) peak RSS of (a) vs a one-file run", ours_check.rss_kib / 1024, ours_one.rss_kib / 1024, 1.5, "MiB"
-            )
+            Result("(g) start-up, migrate --check on one file", fastest(starts[1]).wall, fastest(starts[0]).wall, 1.1)
         )
-
-        results.append(
-            Result(
-                f"(f) --jobs {args.jobs} vs --jobs 1 on (b)", ours_diff.wall, parallel.wall, 1.6, higher_is_better=True
-            )
-        )
-        same_output = parallel.out == ours_diff.out
 
     print(
-        f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+        f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"fastest of {args.repeat} turns"
     )
-    print(f"{'scenario':<46} {'ours':>12} {'baseline':>12} {'ratio':>7}")
+    print(f"{'scenario':<58} {'ours':>12} {'baseline':>12} {'ratio':>7}")
     for result in results:
         print(result.line())
-    print(f"(f) output of --jobs {args.jobs} identical to --jobs 1: {'yes' if same_output else 'NO'}")
-    print(
-        f"CPU seconds: (a) {ours_check.cpu:.2f} vs {base_check.cpu:.2f}; (b) {ours_diff.cpu:.2f} vs {base_diff.cpu:.2f}; "
-        f"(c) {ours_norm.cpu:.2f}"
-    )
-    return 0 if same_output else 1
+    for note in notes:
+        print(note)
+    cpu = ", ".join(f"{name} {fastest(runs[name]).cpu:.2f}" for name in runs if runs[name])
+    print(f"CPU seconds of the fastest runs: {cpu}")
+    return 0
 
 
 if __name__ == "__main__":

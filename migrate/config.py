@@ -72,12 +72,20 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
 }
 
 COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
-    "migrate": {"check": "bool", "diff": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
+    "migrate": {
+        "check": "bool",
+        "diff": "bool",
+        "jobs": "jobs",
+        "no-cache": "bool",
+        "quiet": "bool",
+        "verbose": "bool",
+    },
     "normalize": {"as-migrated": "bool", "jobs": "jobs", "quiet": "bool", "verbose": "bool"},
     "validate": {
         "no-ref-check": "bool",
         "as-migrated": "bool",
         "readiness": "bool",
+        "jobs": "jobs",
         "quiet": "bool",
         "verbose": "bool",
     },
@@ -184,6 +192,8 @@ class Selection(Record):
             return True
         if named and syntax_of(path) is None:
             return False
+        if self.include is None and not self.exclude:
+            return True
         rel = self.relative(path)
         if rel is None:
             return True
@@ -235,17 +245,20 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
         yield from iter_files(paths, ignore=GitIgnore(options.repo_root))
         return
     ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
-    seen: set[Path] = set()
+    paths = list(paths)
 
     def admits(target: Path) -> bool:
         return selection.selects(target, named=False)
 
+    # As in `iter_files`: only overlapping arguments need remembering what was met.
+    seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         named = not path.is_dir()
         for found, error in iter_files([path], ignore=ignore, admits=admits):
-            if found in seen:
-                continue
-            seen.add(found)
+            if seen is not None:
+                if found in seen:
+                    continue
+                seen.add(found)
             if error is not None or selection.selects(found, named=named):
                 yield found, error
 

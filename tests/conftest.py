@@ -7,8 +7,11 @@ test (and its parameter id), so two test modules never share a snapshot file.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +80,17 @@ def snapshot_text(snapshot: Any) -> Any:
 settings.register_profile("ci", max_examples=40, deadline=None, print_blob=True)
 settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Runs started as subprocesses (with a copy of this environment) keep their cache here,
+# outside the trees the tests compare file by file; removed when the session ends.
+_SESSION_CACHE = tempfile.mkdtemp(prefix="fixture-migrate-test-cache-")
+os.environ["FIXTURE_MIGRATE_CACHE_DIR"] = _SESSION_CACHE
+atexit.register(shutil.rmtree, _SESSION_CACHE, True)
+
+
+@pytest.fixture(autouse=True)
+def _cache_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets a cache directory of its own, outside the trees it checks: a run
+    caches its verdicts as a user's does, and no test sees another's (or the user's)."""
+    monkeypatch.setenv("FIXTURE_MIGRATE_CACHE_DIR", str(tmp_path_factory.mktemp("fixture-migrate-cache")))

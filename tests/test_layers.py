@@ -22,7 +22,7 @@ PACKAGE = "fixture_migrate"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("contract", ("contract",)),
-    ("errors and slots", ("errors", "slots")),
+    ("errors and slots", ("errors", "slots", "patterns")),
     ("formats", ("formats",)),
     # The file primitives both pipelines share; the reads know each syntax's size limit.
     ("file primitives", ("migration.paths", "migration.writes", "migration.diff", "migration.parallel")),

@@ -8,6 +8,7 @@ with its options' help text written where the option is declared; the commands
 hold no logic.
 """
 
+import gc
 import os
 import signal
 import sys
@@ -25,19 +26,24 @@ from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.parallel import default_jobs
 
-app = typer.Typer(
-    name="fixture-migrate",
-    help=(
-        "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
-        "in place, keeping every local field under `extensions`.\n\n"
-        "Exit codes: 0 nothing to do or done; 1 changes needed (--check) or validation errors; "
-        "2 bad input, bad usage or I/O failure."
-    ),
-    no_args_is_help=True,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+
+def _new_app() -> typer.Typer:
+    return typer.Typer(
+        name="fixture-migrate",
+        help=(
+            "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
+            "in place, keeping every local field under `extensions`.\n\n"
+            "Exit codes: 0 nothing to do or done; 1 changes needed (--check) or validation errors; "
+            "2 bad input, bad usage or I/O failure."
+        ),
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+
+app = _new_app()
 
 
 class NormalizeFormat(StrEnum):
@@ -205,6 +211,14 @@ def migrate(
     exclude: Exclude = None,
     extend_exclude: ExtendExclude = None,
     py_name: PyNames = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Plan every file, neither reading nor writing the cache of earlier verdicts "
+            "(.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).",
+        ),
+    ] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -241,6 +255,7 @@ def migrate(
         ),
         output_format=fmt,
         jobs=values["jobs"] or default_jobs(),
+        use_cache=not values["no_cache"],
     )
     stdout.flush()
     raise typer.Exit(code)
@@ -307,6 +322,7 @@ def validate(
     ] = False,
     output_format: OutputFormat = ReviewFormat.text,
     as_migrated: AsMigrated = False,
+    jobs: Jobs = None,
     config: ConfigFile = None,
     force_exclude: ForceExclude = False,
     exclude: Exclude = None,
@@ -341,6 +357,7 @@ def validate(
             fmt, out=stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
         ),
         readiness=values["readiness"],
+        jobs=values["jobs"] or default_jobs(),
     )
     stdout.flush()
     raise typer.Exit(code)
@@ -616,6 +633,43 @@ def schema() -> None:
     raise typer.Exit(commands.run_schema(out=sys.stdout))
 
 
+cache_app = typer.Typer(
+    help="The cache of earlier verdicts that lets `migrate` skip unchanged files.", no_args_is_help=True
+)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clean")
+def cache_clean(repo_root: RepoRoot = None) -> None:
+    """Remove the cache (.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).
+
+    \b
+    Example:
+      fixture-migrate cache clean
+    """
+    from fixture_migrate.migration.cache import clean
+
+    removed = clean(_cache_root(repo_root))
+    typer.echo(f"removed {removed}" if removed is not None else "no cache to remove")
+
+
+@cache_app.command("dir")
+def cache_dir(repo_root: RepoRoot = None) -> None:
+    """Print the directory the cache of a run from here lives in."""
+    from fixture_migrate.migration.cache import cache_dir as directory
+
+    typer.echo(str(directory(_cache_root(repo_root))))
+
+
+def _cache_root(repo_root: Path | None) -> Path:
+    """The repo root `migrate` would use from here: `--repo-root`, the configuration's, or git's."""
+    try:
+        return resolve("cache", {"repo_root": repo_root}, ()).options.repo_root
+    except ConfigError as exc:
+        typer.echo(f"fixture-migrate: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
 class _Interrupted(SystemExit):
     """SIGINT or SIGTERM: unwinds like an exception, so a write in progress removes its
     temporary file and leaves its target as it was."""
@@ -623,6 +677,34 @@ class _Interrupted(SystemExit):
 
 def _interrupt(signum: int, frame: object) -> None:
     raise _Interrupted(128 + signum)
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app holding only the subcommand `argv` starts with, when it names one.
+
+    typer builds the parser of every registered command (inspecting each signature) on
+    every run; a run needs its own only. Top-level options, help and unknown names get
+    the whole app, so its help and its errors are the same as ever.
+    """
+    name = argv[0] if argv else None
+    if name is None or name.startswith("-"):
+        return app
+    commands_ = [info for info in app.registered_commands if _command_name(info) == name]
+    groups = [info for info in app.registered_groups if info.name == name]
+    if not commands_ and not groups:
+        return app
+    lean = _new_app()
+    lean.registered_callback = app.registered_callback
+    lean.registered_commands = commands_
+    lean.registered_groups = groups
+    return lean
+
+
+def _command_name(info: typer.models.CommandInfo) -> str:
+    if info.name:
+        return info.name
+    assert info.callback is not None
+    return info.callback.__name__.lower().replace("_", "-")
 
 
 def _say_error(text: str) -> None:
@@ -650,6 +732,12 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    if argv is None:  # the process is this run's (not a caller's, as in tests)
+        # A run allocates many short-lived containers and keeps few: collecting the youngest
+        # generation every 700 allocations costs more than it frees. Objects alive now
+        # (modules, the app) are never looked at again; worker processes inherit both.
+        gc.freeze()
+        gc.set_threshold(20_000, 20, 20)
     streams = (sys.stdout, sys.stderr)
     if _github_requested(list(sys.argv[1:] if argv is None else argv)):
         # Every line printed, by this tool or by the command-line parser (a usage error that
@@ -660,7 +748,8 @@ def main(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             previous[signum] = signal.signal(signum, _interrupt)
     try:
-        app(args=argv, prog_name="fixture-migrate")
+        args = sys.argv[1:] if argv is None else argv
+        _app_for(args)(args=args, prog_name="fixture-migrate")
     except _Interrupted as exc:
         _say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
         return int(exc.code)  # type: ignore[arg-type]

@@ -4,15 +4,21 @@ Each `run_*` function takes the resolved options, walks the paths, prints its
 product on `out` (diffs, normalized cases, validation errors, detections) and
 its messages through `report`, and returns the exit code the report decides.
 The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
+
+Over 500 lines because the streaming runs (`migrate`, `normalize`, `validate`) each
+keep beside them the worker function they map over files on `--jobs` processes and
+the output they assemble as the results come back in file order; they share the
+JSON writing and the report, which a split would scatter over several modules.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 from fixture_migrate import Status
@@ -20,14 +26,18 @@ from fixture_migrate.cli import output
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
-from fixture_migrate.migration.parallel import ordered_map
+from fixture_migrate.migration.parallel import Done, ordered_map
 from fixture_migrate.migration.paths import diff_name
-from fixture_migrate.migration.reader import CaseOrigin, LoadedFile, Reader, validation_errors
 from fixture_migrate.slots import Record
+
+if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
+    from fixture_migrate.contract.validate import RefChecker, ValidationError
+    from fixture_migrate.migration.cache import Cache
+    from fixture_migrate.migration.reader import LoadedFile, Reader
+    from fixture_migrate.migration.validation import CheckedFile
 
 
 class MigrateMode(Record):
@@ -53,9 +63,9 @@ def _display(path: Path) -> str:
 _WORKER: tuple[Engine, MigrateMode] | None = None
 
 
-def _start_worker(options: Options, mode: MigrateMode) -> None:
+def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None) -> None:
     global _WORKER
-    _WORKER = (Engine(options), mode)
+    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff)), mode)
 
 
 def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
@@ -81,6 +91,18 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     return result, diff
 
 
+def _staged(engine: Engine, files: Iterable[tuple[Path, FixtureError | None]]) -> Iterator[Any]:
+    """`files`, each as `Done` with its result when the cache has its verdict (decided here,
+    in the main process: a file a cached verdict covers never travels to a worker)."""
+    for item in files:
+        if item[1] is None and engine.cache is not None:
+            found = engine.cached(item[0])
+            if found is not None:
+                yield Done((found, ""))
+                continue
+        yield item
+
+
 def run_migrate(
     paths: Sequence[Path],
     options: Options,
@@ -90,30 +112,47 @@ def run_migrate(
     report: Report,
     output_format: str = "text",
     jobs: int = 1,
+    use_cache: bool = False,
 ) -> int:
     """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors).
 
     `output_format` is "text" (diffs and messages), "json" (one document of per-file
     records and the summary, at the end) or "github" (an annotation per file to migrate).
     Files are planned on up to `jobs` processes; output and writes happen in file
-    order, so any `jobs` gives the same output.
+    order, so any `jobs` gives the same output. With `use_cache`, files a cached verdict
+    says need nothing are not planned again (`fixture_migrate.migration.cache`).
     """
-    engine = Engine(options)
+    files = report.sources(iter_selected(paths, options))
+    if use_cache:
+        # A run over one file gains nothing from a cache: it would only add its upkeep.
+        head = list(itertools.islice(files, 2))
+        files = itertools.chain(head, files) if not isinstance(files, list) else files
+        use_cache = len(head) > 1
+    cache = None
+    if use_cache:
+        from fixture_migrate.migration.cache import Cache
+
+        cache = Cache.open(options)
+    engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
     for family in engine.declared:
         for message in family.notes:
             report.note(f"note: {message}", always=True)
     cases = 0
     moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
-    files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
-    plans = ordered_map(_plan_one, files, jobs=jobs, initializer=_start_worker, initargs=(options, mode))
+    plans = ordered_map(
+        _plan_one, _staged(engine, files), jobs=jobs, initializer=_start_worker, initargs=(options, mode, cache)
+    )
     scanned = 0
     named = {path for path in paths if not path.is_dir()}
     other_tools: Counter[str] = Counter()
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
+        if cache is not None and result.cache_entry is not None:
+            relative, digest = result.cache_entry
+            cache.put(relative, digest, result)
         if result.status == "error":
             _skip_or_describe(result, named=path in named, options=options)
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
@@ -177,6 +216,8 @@ def run_migrate(
     if output_format == "json":
         out.write(dump_json({"files": records, "summary": summary}) + "\n")
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
+    if cache is not None:
+        cache.save()
     return report.exit_code
 
 
@@ -262,6 +303,8 @@ def _repo_path(engine: Engine, path: Path) -> str:
 def _load_all(
     reader: Reader, paths: Sequence[Path], report: Report, *, last_duplicate_wins: bool = False
 ) -> list[LoadedFile]:
+    from fixture_migrate.migration.reader import LoadedFile
+
     loaded = []
     files = list(iter_selected(paths, reader.engine.options))
     for path, error in report.track(files, "read", len(files)):
@@ -294,68 +337,99 @@ start EF BF; U+180E is E1 A0 8E, U+FEFF EF BB BF, the tags U+E0000-E007F F3 A0 8
 def dump_json(value: Any, *, indent: int | None = 2) -> str:
     """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
     terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
+    return dump_json_bytes(value, indent=indent).decode("utf-8")
+
+
+def dump_json_bytes(value: Any, *, indent: int | None = 2) -> bytes:
+    """`dump_json` as UTF-8 bytes, as orjson writes them (no text in between unless a
+    character must be escaped)."""
     option = orjson.OPT_INDENT_2 if indent else 0
     try:
         raw = orjson.dumps(value, option=option)
     except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
         raw = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")).encode()
-    text = raw.decode("utf-8")
+    return _escaped(raw)
+
+
+def _escaped(raw: bytes) -> bytes:
     # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
     # byte sequences: most texts (CJK included) are cleared by a few substring searches.
     if any(lead in raw for lead in _UNSAFE_LEADS):
-        return escape_json(text)
-    return text
+        return escape_json(raw.decode("utf-8")).encode("utf-8")
+    return raw
+
+
+def _json_lines(cases: list[Any]) -> bytes:
+    """One compact JSON line per case, escaped as `dump_json` escapes."""
+    dumps = orjson.dumps
+    try:
+        raw = b"\n".join([dumps(case) for case in cases]) + b"\n"
+    except TypeError:  # an integer beyond 64 bits somewhere: case by case, as dump_json does
+        return b"".join(dump_json_bytes(case, indent=None) + b"\n" for case in cases)
+    return _escaped(raw)
+
+
+def _byte_writer(out: TextIO) -> Any:
+    """A function writing bytes to `out`: to its binary buffer where it has one (flushed
+    first, so text written before stays in order), else decoded."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        return lambda data: out.write(data.decode("utf-8"))
+    out.flush()
+    return buffer.write
 
 
 _READER: tuple[Reader, bool, str] | None = None
 
 
 def _start_reader(options: Options, as_migrated: bool, output_format: str) -> None:
+    from fixture_migrate.migration.reader import Reader
+
     global _READER
     _READER = (Reader(Engine(options)), as_migrated, output_format)
 
 
-def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
     """Normalize one file; see `_normalize_file`. Anything unforeseen is this file's error."""
     try:
         return _normalize_file(item)
     except Exception as exc:  # noqa: BLE001 - one file never stops the run
-        return item[0], "error", unexpected(exc), "", 0
+        return item[0], "error", unexpected(exc), b"", 0
 
 
-def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, str, int]:
+def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
     """Normalize one file (in a worker process when the run has several).
 
     Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
-    `text` the file's cases already serialized (the members of a JSON array, or JSON
-    Lines), so only text travels back to the main process.
+    `text` the file's cases already serialized as UTF-8 (the members of a JSON array, or
+    JSON Lines), so only bytes travel back to the main process.
     """
     path, error = item
     if error is not None:
-        return path, "error", error, "", 0
+        return path, "error", error, b"", 0
     assert _READER is not None
     reader, as_migrated, output_format = _READER
     loaded = reader.load(path)
     if loaded.error is not None:
-        return path, "error", loaded.error, "", 0
+        return path, "error", loaded.error, b"", 0
     if not any(loaded.adapters):
-        return path, "not_fixture", None, "", 0
+        return path, "not_fixture", None, b"", 0
     bad = reader.non_object_cases(loaded)
     if bad:
         number, where = bad[0]
         line, column = where or (None, None)
         problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
-        return path, "error", problem, "", 0
+        return path, "error", problem, b"", 0
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated)
     except FixtureError as problem:
-        return path, "error", problem, "", 0
+        return path, "error", problem, b"", 0
     if not cases:
-        return path, "cases", None, "", 0
+        return path, "cases", None, b"", 0
     if output_format == "jsonl":
-        return path, "cases", None, "".join(dump_json(case, indent=None) + "\n" for case in cases), len(cases)
+        return path, "cases", None, _json_lines(cases), len(cases)
     # The members of this file's array, indented as members of the one array printed.
-    return path, "cases", None, dump_json(cases)[2:-2], len(cases)
+    return path, "cases", None, dump_json_bytes(cases)[2:-2], len(cases)
 
 
 def run_normalize(
@@ -377,6 +451,7 @@ def run_normalize(
         _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
     )
     written = 0
+    write = _byte_writer(out)
     for path, status, error, text, count in report.track(results, "normalize", total):
         if status == "error":
             assert error is not None
@@ -386,17 +461,48 @@ def run_normalize(
             report.count("not_fixture")
             report.note(f"{_display(path)}: not a fixture, skipped")
             continue
-        report.note(f"{_display(path)}: {count} case(s)")
+        if report.verbose:
+            report.note(f"{_display(path)}: {count} case(s)")
         if not text:
             continue
         if output_format == "jsonl":
-            out.write(text)
+            write(text)
         else:
-            out.write(("[\n" if not written else ",\n") + text)
+            write((b"[\n" if not written else b",\n") + text)
         written += 1
     if output_format != "jsonl":
-        out.write("\n]\n" if written else "[]\n")
+        write(b"\n]\n" if written else b"[]\n")
     return report.exit_code
+
+
+_VALIDATOR: tuple[Reader, RefChecker, bool, bool, bool] | None = None
+
+
+def _start_validator(options: Options, check_refs: bool, as_migrated: bool, place: bool, keep_cases: bool) -> None:
+    from fixture_migrate.contract.validate import RefChecker
+    from fixture_migrate.migration.reader import Reader
+
+    global _VALIDATOR
+    refs = RefChecker(options.repo_root, check_exists=check_refs)
+    _VALIDATOR = (Reader(Engine(options)), refs, as_migrated, place, keep_cases)
+
+
+def _validate_one(item: tuple[Path, FixtureError | None]) -> CheckedFile:
+    """Validate one file (in a worker process when the run has several); see `check_file`."""
+    from fixture_migrate.migration.validation import CheckedFile, check_file
+
+    path, error = item
+    checked = CheckedFile(path)
+    if error is not None:
+        checked.problems.append(error)
+        return checked
+    assert _VALIDATOR is not None
+    reader, refs, as_migrated, place, keep_cases = _VALIDATOR
+    try:
+        return check_file(reader, path, refs, as_migrated=as_migrated, place=place, keep_cases=keep_cases)
+    except Exception as exc:  # noqa: BLE001 - one file never stops the run
+        checked.problems.append(unexpected(exc))
+        return checked
 
 
 def run_validate(
@@ -409,6 +515,7 @@ def run_validate(
     out: TextIO,
     report: Report,
     readiness: bool = False,
+    jobs: int = 1,
 ) -> int:
     """Validate every fixture under `paths`; exit 1 on validation errors (or, with
     `readiness`, a skill missing a required bucket), 2 on bad input.
@@ -416,75 +523,123 @@ def run_validate(
     `output_format`: "text" lines, "json" (the array of error objects; with `readiness`
     an object `{errors, readiness}`) or "github" (one annotation per error, on the line
     of the case or member concerned).
+
+    Files are checked on up to `jobs` processes and their errors printed in file order
+    as they come, each placed while its file's text is at hand: what the run keeps is
+    one `skill:id` key and first file per case id, for duplicates across files (and,
+    with `readiness`, the case ids per skill and bucket).
     """
-    reader = Reader(Engine(options))
-    loaded = _load_all(reader, paths, report, last_duplicate_wins=True)
-    refs = RefChecker(options.repo_root, check_exists=check_refs)
-    places: list[CaseOrigin] | None = [] if output_format != "json" else None
-    errors, problems = validation_errors(reader, loaded, refs, as_migrated=as_migrated, places=places)
-    for path, error in problems:
-        report.error(_display(path), error)
-    skills = _readiness(reader, loaded, refs, as_migrated=as_migrated) if readiness else None
+    from fixture_migrate.contract.validate import RefChecker
+    from fixture_migrate.migration.locate import error_place
+    from fixture_migrate.migration.paths import relative_source
+    from fixture_migrate.migration.reader import CaseOrigin, Reader
+    from fixture_migrate.migration.validation import duplicate_error
+
+    files = report.sources(iter_selected(paths, options))
+    total = len(files) if isinstance(files, list) else None
+    place = output_format != "json"
+    stream_json = output_format == "json" and not readiness
+    results = ordered_map(
+        _validate_one,
+        files,
+        jobs=jobs,
+        initializer=_start_validator,
+        initargs=(options, check_refs, as_migrated, place, readiness),
+    )
+    reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
+    first_file: dict[str, Any] = {}
+    kept: list[ValidationError] = []  # JSON with readiness: one document at the end
+    skills: dict[Any, Any] | None = {} if readiness else None
+    refs = RefChecker(options.repo_root, check_exists=check_refs) if readiness else None
+    errors = problems = checked_files = written = 0
+    for checked in report.track(results, "validate", total):
+        for problem in checked.problems:
+            report.error(_display(checked.path), problem)
+        problems += len(checked.problems)
+        if checked.claims is not None:
+            words = checked.claims or ["not a fixture"]
+            report.note(f"{_display(checked.path)}: {'; '.join(words)}")
+        checked_files += checked.fixture
+        found: list[tuple[ValidationError, Any]] = list(checked.head)
+        own = iter(checked.errors)
+        next_own = next(own, None)
+        for index, key in enumerate(checked.keys):
+            if next_own is not None and next_own[0] == index:
+                found.extend(next_own[1])
+                next_own = next(own, None)
+            skill, source_file = checked.shared or checked.owners[index]  # type: ignore[index]
+            if key not in first_file:
+                first_file[key] = source_file
+                continue
+            duplicate = duplicate_error(skill, checked.ids[index], source_file, first_file[key])
+            dup_place = checked.dup_places[index] if checked.dup_places is not None else None
+            origin = checked.origins[index] if checked.origins is not None else None
+            if dup_place is None and origin is not None and origin[1] is not None:
+                if reader is None:
+                    reader = Reader(Engine(options))
+                loaded = reader.load(checked.path, last_duplicate_wins=True)
+                dup_place = error_place(CaseOrigin(loaded, *origin), duplicate)
+            found.append((duplicate, dup_place))
+        found.extend(checked.tail)
+        errors += len(found)
+        if skills is not None and checked.normalized:
+            from fixture_migrate.contract.readiness import add_readiness
+
+            assert refs is not None
+            add_readiness(skills, checked.normalized, refs)
+        if not found:
+            continue
+        if output_format == "json":
+            if stream_json:
+                text = dump_json([entry for entry, _ in found])[2:-2]
+                out.write(("[\n" if not written else ",\n") + text)
+                written += 1
+            else:
+                kept.extend(entry for entry, _ in found)
+        elif output_format == "github":
+            name = relative_source(checked.path, options.repo_root)
+            for entry, where in found:
+                if entry["reason_code"] in (c.DUPLICATE_KEY, c.CASE_NOT_OBJECT):
+                    continue  # annotated already, as the file error it also is
+                line, col = where if where is not None else (None, None)
+                message = f"{entry.get('id') or '-'}: {entry['message']}"
+                out.write(
+                    output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"])
+                )
+        else:
+            lines = []
+            for entry, where in found:
+                shown = entry.get("source_file") or "-"
+                if where is not None:
+                    shown += f":{where[0]}:{where[1]}"
+                elif entry.get("line"):
+                    shown += f":{entry['line']}"
+                lines.append(
+                    escape_text(f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
+                )
+            out.write("".join(lines))
+    ready = list(skills.values()) if skills is not None else None
     if output_format == "json":
-        value: Any = errors if skills is None else {"errors": errors, "readiness": [s.as_dict() for s in skills]}
-        out.write(dump_json(value) + "\n")
+        if stream_json:
+            out.write("\n]\n" if written else "[]\n")
+        else:
+            assert ready is not None
+            out.write(dump_json({"errors": kept, "readiness": [s.as_dict() for s in ready]}) + "\n")
     elif output_format == "github":
-        assert places is not None
-        _annotate_validation(errors, places, skills, out=out, root=options.repo_root)
-    else:
-        from fixture_migrate.migration.locate import error_place
+        _annotate_readiness(ready, out=out)
+    elif ready is not None:
+        from fixture_migrate.contract.readiness import readiness_text
 
-        assert places is not None
-        for entry, origin in zip(errors, places, strict=True):
-            place = entry.get("source_file") or "-"
-            where = error_place(origin, entry)
-            if where is not None:
-                place += f":{where[0]}:{where[1]}"
-            elif entry.get("line"):
-                place += f":{entry['line']}"
-            out.write(
-                escape_text(f"{place}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
-            )
-        if skills is not None:
-            from fixture_migrate.contract.readiness import readiness_text
-
-            out.write("".join(escape_text(line) + "\n" for line in readiness_text(skills).splitlines()))
-    report.found = bool(errors) or (skills is not None and not all(skill.ready for skill in skills))
-    checked = sum(1 for item in loaded if item.error is None and any(item.adapters))
-    parts = [("files checked", checked), ("validation errors", len(errors)), ("file errors", len(problems))]
-    if skills is not None:
-        parts.append(("skills not ready", sum(1 for skill in skills if not skill.ready)))
+        out.write("".join(escape_text(line) + "\n" for line in readiness_text(ready).splitlines()))
+    report.found = bool(errors) or (ready is not None and not all(skill.ready for skill in ready))
+    parts = [("files checked", checked_files), ("validation errors", errors), ("file errors", problems)]
+    if ready is not None:
+        parts.append(("skills not ready", sum(1 for skill in ready if not skill.ready)))
     report.summary(parts)
     return report.exit_code
 
 
-def _readiness(reader: Reader, loaded: list[LoadedFile], refs: RefChecker, *, as_migrated: bool) -> list[Any]:
-    from fixture_migrate.contract.readiness import readiness
-
-    cases = []
-    for item in loaded:
-        if item.error is None and any(item.adapters):
-            try:
-                cases.extend(reader.cases(item, as_migrated=as_migrated))
-            except FixtureError:
-                continue  # already reported as a file error by validation
-    return readiness(cases, refs)
-
-
-def _annotate_validation(
-    errors: list[dict[str, Any]], places: list[CaseOrigin], skills: list[Any] | None, *, out: TextIO, root: Path
-) -> None:
-    from fixture_migrate.migration.locate import error_place
-    from fixture_migrate.migration.paths import relative_source
-
-    for entry, origin in zip(errors, places, strict=True):
-        if entry["reason_code"] in (c.DUPLICATE_KEY, c.CASE_NOT_OBJECT):
-            continue  # annotated already, as the file error it also is
-        where = error_place(origin, entry)
-        line, col = where if where is not None else (None, None)
-        message = f"{entry.get('id') or '-'}: {entry['message']}"
-        name = relative_source(origin.file.path, root)
-        out.write(output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"]))
+def _annotate_readiness(skills: list[Any] | None, *, out: TextIO) -> None:
     for skill in skills or ():
         if skill.ready:
             continue

@@ -128,30 +128,108 @@ def normalize_payload(
     origin = normalized_from or ("canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter")
 
     cases: list[NormalizedCase] = []
+    # The rules of the functions above, inlined for the common types (this loop runs once
+    # per case of every file `normalize`, `validate` and `migrate` read): `text` is
+    # `is_non_empty_string`, `strings` is `string_array`.
+    whitespace, blank_start = c.JS_WHITESPACE, c.JS_WHITESPACE_SET
+    is_text = c.is_non_empty_string
+
+    def text(value: Any) -> bool:
+        if value.__class__ is str:
+            return value != "" and (value[0] not in blank_start or value.strip(whitespace) != "")
+        return is_text(value)
+
+    def strings(value: Any) -> list[str]:
+        if value is None:
+            return []
+        if value.__class__ is list:
+            return [
+                item
+                for item in value
+                if (
+                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
+                    if item.__class__ is str
+                    else is_text(item)
+                )
+            ]
+        return [value] if text(value) else []
+
+    copy_set = _COPY_KEYS
+    input_sources = c.INPUT_SOURCES
+    outcome_sources = c.OUTCOME_SOURCES
+    outcome_triggers = c.OUTCOME_OBJECT_TRIGGERS
+    outcome_keys = c.OUTCOME_OBJECT_KEYS
+    canonical = c.CANONICAL_SCHEMA_VERSION
+    truthy = c.js_truthy
     for index, entry in enumerate(case_list(payload)):
-        if not isinstance(entry, dict):
+        if entry.__class__ is not dict and not isinstance(entry, dict):
             continue
-        authority = entry.get("source_ref_authority")
-        if not c.js_truthy(authority):
+        get = entry.get
+        authority = get("source_ref_authority")
+        if not (authority if authority.__class__ is str else truthy(authority)):
             authority = file_authority
-        tags = c.unique(file_tags + c.string_array(entry.get("coverage_tags")))
+        own_tags = strings(get("coverage_tags"))
+        tags = file_tags + own_tags if file_tags else own_tags
+        if len(tags) > 1:
+            tags = list(dict.fromkeys(tags))
+        own_refs = strings(get("source_refs"))
+        refs = file_refs + own_refs if file_refs else own_refs
+        if len(refs) > 1:
+            refs = list(dict.fromkeys(refs))
+        case_id = get("id")
+        if not text(case_id):
+            name = get("name")
+            case_id = c.slugify(name) if text(name) else f"case-{index + 1}"
+        for key in input_sources:
+            value = get(key)
+            if value is not None and text(value):
+                case_input = value
+                break
+        else:
+            case_input = ""
+        for key in outcome_sources:
+            if key in entry:
+                outcome = entry[key]
+                break
+        else:
+            outcome = None
+            for key in outcome_triggers:
+                if key in entry:
+                    outcome = {key: entry[key] for key in outcome_keys if key in entry}
+                    break
+        note = get("boundary_note")
+        forbidden = strings(get("forbidden_signals"))
+        negative = get("negative_signal")
+        if negative is not None:
+            forbidden += strings(negative)
+        if len(forbidden) > 1:
+            forbidden = list(dict.fromkeys(forbidden))
+        own = get("extensions")
+        if own is None or own.__class__ is dict:
+            extensions = {} if own is None else dict(own)
+            if not copy_set.isdisjoint(entry):
+                for key in c.EXTENSION_COPY_KEYS:
+                    if key in entry:
+                        extensions[key] = entry[key]
+        else:
+            extensions = normalize_extensions(entry)
         cases.append(
             {
-                "schema_version": c.CANONICAL_SCHEMA_VERSION,
+                "schema_version": canonical,
                 "skill": resolved_skill,
-                "id": normalize_case_id(entry, index),
-                "input": normalize_input(entry),
-                "expected_outcome": normalize_expected_outcome(entry),
+                "id": case_id,
+                "input": case_input,
+                "expected_outcome": outcome,
                 "coverage_tags": tags,
-                "source_refs": c.unique(file_refs + c.string_array(entry.get("source_refs"))),
+                "source_refs": refs,
                 "source_ref_authority": authority,
-                "boundary_note": c.first_present_string([entry.get("boundary_note")]),
-                "forbidden_signals": normalize_forbidden_signals(entry),
+                "boundary_note": note if note is not None and text(note) else "",
+                "forbidden_signals": forbidden,
                 "source_file": source_file,
                 "source_schema_version": source_version,
                 "normalized_from": origin,
                 "coverage_basis": "declared_coverage_tags" if tags else "missing_coverage_tags",
-                "extensions": normalize_extensions(entry),
+                "extensions": extensions,
             }
         )
     return cases

@@ -158,6 +158,13 @@ def readiness(cases: list[NormalizedCase], refs: RefChecker) -> list[SkillReadin
     (`--no-ref-check` makes missing `source_refs` paths not count against a case).
     """
     skills: dict[Any, SkillReadiness] = {}
+    add_readiness(skills, cases, refs)
+    return list(skills.values())
+
+
+def add_readiness(skills: dict[Any, SkillReadiness], cases: list[NormalizedCase], refs: RefChecker) -> None:
+    """Count `cases` into `skills` (skill name -> its readiness so far), as `readiness` does:
+    for a run that reads its files one at a time."""
     for entry in cases:
         skill = entry.get("skill") if c.is_non_empty_string(entry.get("skill")) else None
         record = skills.get(skill)
@@ -175,7 +182,6 @@ def readiness(cases: list[NormalizedCase], refs: RefChecker) -> list[SkillReadin
                 target.append(case_id)
             elif case_has_bucket_coverage(entry, bucket.bucket, refs, allow_legacy_filename_fallback=True):
                 bucket.fallback_cases.append(case_id)
-    return list(skills.values())
 
 
 def _count(ids: list[str]) -> str:

@@ -166,6 +166,9 @@ def js_trim(value: str) -> str:
 
 
 _JS_WHITESPACE_SET: Final = frozenset(_JS_WHITESPACE)
+JS_WHITESPACE: Final = _JS_WHITESPACE
+"""What JavaScript's `trim` removes."""
+JS_WHITESPACE_SET: Final = _JS_WHITESPACE_SET
 
 
 def is_non_empty_string(value: Any) -> bool:

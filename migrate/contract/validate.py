@@ -54,6 +54,19 @@ class RefChecker:
         self.check_exists = check_exists
         self._real_root: str | None = None
         self._cache: dict[str, tuple[bool, bool]] = {}
+        self._problems: dict[tuple[str, bool], list[tuple[str, str]]] = {}
+
+    def problems(self, source_ref: Any, source_authority: bool) -> list[tuple[str, str]]:
+        """`(reason code, message)` of each error the `source_refs` entry `source_ref` makes
+        (`source_authority`: the case's authority is `source`), cached per run: most cases
+        of a file inherit the same refs."""
+        if source_ref.__class__ is not str:
+            return _ref_problems(source_ref, source_authority, self)
+        key = (source_ref, source_authority)
+        found = self._problems.get(key)
+        if found is None:
+            found = self._problems[key] = _ref_problems(source_ref, source_authority, self)
+        return found
 
     def lookup(self, path: str) -> tuple[bool, bool]:
         """`(escapes, exists)` for a repo-relative POSIX `path`.
@@ -117,36 +130,53 @@ def _is_under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+_PREFIXES = tuple(c.GENERATED_OR_HISTORICAL_PREFIXES)
+
+
 def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[ValidationError]) -> None:
     source_refs = entry.get("source_refs")
     if not isinstance(source_refs, list):
         return
+    source_authority = entry.get("source_ref_authority") == "source"
     for source_ref in source_refs:
-        if not c.is_non_empty_string(source_ref):
-            errors.append(make_error(c.INVALID_SOURCE_REF, entry, "source_ref must be a non-empty string"))
-            continue
-        source_path = source_ref.split("#")[0]
-        if (
-            not source_path
-            or source_path.startswith(("http://", "https://"))
-            or source_path.startswith("/")
-            or "\\" in source_path
-        ):
-            message = f"source_ref must be repo-relative POSIX path: {source_ref}"
-            errors.append(make_error(c.INVALID_SOURCE_REF, entry, message))
-            continue
-        escapes, exists = refs.lookup(source_path)
-        if entry.get("source_ref_authority") == "source":
-            for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES:
-                if source_path.startswith(prefix):
-                    message = f"source_ref requires historical/advisory authority: {source_ref}"
-                    errors.append(make_error(c.SOURCE_REF_NOT_SOURCE_AUTHORITY, entry, message))
-            if refs.check_exists and not exists:
-                message = f"source_ref path does not exist: {source_ref}"
-                errors.append(make_error(c.SOURCE_REF_MISSING, entry, message))
-        if escapes:
-            message = f"source_ref leaves the repo root and is not looked up: {source_ref}"
-            errors.append(make_error(c.SOURCE_REF_OUTSIDE_REPO, entry, message))
+        for code, message in refs.problems(source_ref, source_authority):
+            errors.append(make_error(code, entry, message))
+
+
+def _ref_problems(source_ref: Any, source_authority: bool, refs: RefChecker) -> list[tuple[str, str]]:
+    """`(reason code, message)` of each error one `source_refs` entry makes, in the
+    reference's order; `source_authority` whether the case's authority is `source`."""
+    if not c.is_non_empty_string(source_ref):
+        return [(c.INVALID_SOURCE_REF, "source_ref must be a non-empty string")]
+    source_path = source_ref.split("#")[0]
+    if (
+        not source_path
+        or source_path.startswith(("http://", "https://"))
+        or source_path.startswith("/")
+        or "\\" in source_path
+    ):
+        return [(c.INVALID_SOURCE_REF, f"source_ref must be repo-relative POSIX path: {source_ref}")]
+    problems = []
+    escapes, exists = refs.lookup(source_path)
+    if source_authority:
+        for prefix in c.GENERATED_OR_HISTORICAL_PREFIXES if source_path.startswith(_PREFIXES) else ():
+            if source_path.startswith(prefix):
+                message = f"source_ref requires historical/advisory authority: {source_ref}"
+                problems.append((c.SOURCE_REF_NOT_SOURCE_AUTHORITY, message))
+        if refs.check_exists and not exists:
+            problems.append((c.SOURCE_REF_MISSING, f"source_ref path does not exist: {source_ref}"))
+    if escapes:
+        problems.append(
+            (c.SOURCE_REF_OUTSIDE_REPO, f"source_ref leaves the repo root and is not looked up: {source_ref}")
+        )
+    return problems
+
+
+def _text(value: Any) -> bool:
+    """`is_non_empty_string`, with the exact-str case first (this runs for every case read)."""
+    if value.__class__ is str:
+        return value != "" and (value[0] not in c.JS_WHITESPACE_SET or value.strip(c.JS_WHITESPACE) != "")
+    return c.is_non_empty_string(value)
 
 
 def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationError]:
@@ -156,38 +186,47 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     objects; empty when the case is valid.
     """
     errors: list[ValidationError] = []
-    if not c.is_non_empty_string(entry.get("skill")):
+    get = entry.get
+    if not _text(get("skill")):
         errors.append(make_error(c.MISSING_SKILL, entry, "case skill must be a non-empty string"))
-    if not c.is_non_empty_string(entry.get("id")):
+    if not _text(get("id")):
         errors.append(make_error(c.MISSING_ID, entry, "case id must be a non-empty string"))
-    if not c.is_non_empty_string(entry.get("input")):
+    if not _text(get("input")):
         errors.append(make_error(c.MISSING_INPUT, entry, "case input must be a non-empty string"))
-    tags = entry.get("coverage_tags")
-    if not isinstance(tags, list) or not tags:
+    tags = get("coverage_tags")
+    is_list = isinstance(tags, list)
+    if not is_list or not tags:
         errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
     else:
         for tag in tags:
-            if not c.is_non_empty_string(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
+            if not _text(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
                 errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
-    source_refs = entry.get("source_refs")
+    source_refs = get("source_refs")
     if not isinstance(source_refs, list) or not source_refs:
         errors.append(make_error(c.MISSING_SOURCE_REFS, entry, "case source_refs must be a non-empty array"))
-    authority = entry.get("source_ref_authority")
+    authority = get("source_ref_authority")
     if not isinstance(authority, str) or authority not in c.SOURCE_REF_AUTHORITIES:
         message = f"invalid source_ref_authority: {c.js_string(authority)}"
         errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
-    _validate_source_refs(entry, refs, errors)
+    if isinstance(source_refs, list) and source_refs:
+        _validate_source_refs(entry, refs, errors)
 
-    has_outcome = c.is_non_empty_expected(entry.get("expected_outcome"))
-    if has_bucket_tag(entry, "trigger") and not has_outcome:
+    # `has_bucket_tag` for each bucket, on the tags read once.
+    trigger = is_list and "trigger" in tags
+    expected = is_list and "expected" in tags
+    boundary = is_list and "boundary" in tags
+    if not (trigger or expected or boundary):
+        return errors
+    has_outcome = c.is_non_empty_expected(get("expected_outcome"))
+    if trigger and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "trigger cases require expected_outcome"))
-    if has_bucket_tag(entry, "expected") and not has_outcome:
+    if expected and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "expected cases require expected_outcome"))
-    forbidden = entry.get("forbidden_signals")
+    forbidden = get("forbidden_signals")
     if (
-        has_bucket_tag(entry, "boundary")
+        boundary
         and not has_outcome
-        and not c.is_non_empty_string(entry.get("boundary_note"))
+        and not _text(get("boundary_note"))
         and (not isinstance(forbidden, list) or not forbidden)
     ):
         message = "boundary cases require expected_outcome, boundary_note, or forbidden_signals"
@@ -202,17 +241,17 @@ class CaseIdRegistry:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[str, NormalizedCase] = {}
+        # Only the key and the first case's source file: a run over many files keeps no case.
+        self._seen: dict[str, Any] = {}
 
     def check(self, entry: NormalizedCase) -> ValidationError | None:
         """The `duplicate_case_id` error for `entry`, or None the first time its key is seen."""
         key = f"{c.js_string(entry.get('skill'))}:{c.js_string(entry.get('id'))}"
-        previous = self._seen.get(key)
-        if previous is None:
-            self._seen[key] = entry
+        if key not in self._seen:
+            self._seen[key] = entry.get("source_file")
             return None
         message = f"duplicate case id for {c.js_string(entry.get('skill'))}: {c.js_string(entry.get('id'))}"
-        return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous.get("source_file"))
+        return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=self._seen[key])
 
 
 def validate_cases(

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Node
 from fixture_migrate.formats.target import Path as NodePath
+from fixture_migrate.patterns import LazyRegex
 from fixture_migrate.slots import Record
 
 BOM = b"\xef\xbb\xbf"
@@ -40,7 +41,7 @@ _MODULES = {
     "python": "fixture_migrate.formats.python_format",
 }
 
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = LazyRegex("[\ud800-\udfff]")
 """A surrogate code point on its own, which a `\\u` escape can spell in JSON, YAML and
 Python strings but no UTF-8 file (or JSON output) can hold."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from fixture_migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text,
 from fixture_migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
 from fixture_migrate.formats.target import Node, Src
 from fixture_migrate.formats.target import Path as NodePath
+from fixture_migrate.patterns import LazyRegex
 
 CHECKS_DEPTH = True
 """`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""
@@ -65,7 +65,7 @@ def _depth(data: Any) -> int:
     return depth
 
 
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_STRUCTURE = LazyRegex(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 def _too_deep(text: str) -> FixtureError:
@@ -159,7 +159,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     place of the repeated key, `empty` for an empty or blank file, `too_deep` for
     nesting deeper than `MAX_DEPTH`.
     """
-    if not body.strip():
+    if not body or body.isspace():  # blank (`strip` would copy the whole body to say so)
         raise FixtureError("empty file: no JSON value", code="empty", line=1, column=1)
     exact = False
     try:

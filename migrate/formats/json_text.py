@@ -12,17 +12,17 @@ scalar arrays, `\\uXXXX` escapes, line endings).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_origin
+from fixture_migrate.patterns import LazyRegex
 from fixture_migrate.slots import Record
 
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_TOKENS = LazyRegex(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+_UNICODE_ESCAPE = LazyRegex(r"\\u([0-9a-fA-F]{4})")
 
 
 class JNode:

@@ -125,15 +125,26 @@ def count_moves(node: Node, path: Path = ()) -> int:
     return sum(count_moves(child, own + (i,) if own is not None else ("\0",)) for i, child in enumerate(node.items))
 
 
+_NO_KEY = object()
+"""Stands for a key a short target path does not have."""
+
+
 def count_extension_moves(node: Node, at: Path = ()) -> int:
     """How many source values the target moves under an `extensions` object from elsewhere
     (the "fields moved to extensions" of a migration summary); `at` is `node`'s target path."""
-    if isinstance(node, Src):
-        moved_in = len(at) >= 2 and at[-2] == "extensions"
-        was_there = len(node.path) >= 2 and node.path[-2] == "extensions"
-        return 1 if moved_in and not was_there else 0
-    if isinstance(node, Obj):
-        return sum(count_extension_moves(child, at + (key,)) for key, child in node.members)
-    if isinstance(node, Arr):
-        return sum(count_extension_moves(child, at + (i,)) for i, child in enumerate(node.items))
-    return 0
+    # Iterative, carrying only the last two keys of each target path: a value is moved in
+    # when the key above its own is `extensions` (and it was not under one already).
+    none = _NO_KEY
+    count = 0
+    stack = [(node, at[-1] if at else none, at[-2] if len(at) >= 2 else none)]
+    while stack:
+        current, last, above = stack.pop()
+        if isinstance(current, Src):
+            source = current.path
+            if above == "extensions" and not (len(source) >= 2 and source[-2] == "extensions"):
+                count += 1
+        elif isinstance(current, Obj):
+            stack.extend((child, key, last) for key, child in current.members)
+        elif isinstance(current, Arr):
+            stack.extend((child, i, last) for i, child in enumerate(current.items))
+    return count

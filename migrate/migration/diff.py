@@ -20,6 +20,8 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 
+from fixture_migrate.patterns import LazyRegex
+
 REORDERING = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u206a-\u206f\ufff9-\ufffb"
 """Format characters that can make text read in another order than it is stored, as a
 character class: Unicode's whole `Bidi_Control` set (U+061C ARABIC LETTER MARK, U+200E/F
@@ -35,9 +37,9 @@ U+2060 WORD JOINER and the invisible operators U+2061-2064, U+FEFF ZERO WIDTH NO
 SPACE (a byte order mark inside text) and the tag characters U+E0000-E007F (which can
 carry a hidden ASCII message). Escaped like `REORDERING`; the joiners U+200C/D stay raw."""
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
+_UNSAFE = LazyRegex("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 # A message is one line: a newline in a file name or a value must not start a forged one.
-_UNSAFE_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
+_UNSAFE_IN_LINE = LazyRegex("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
 
 
 def _escape_char(match: re.Match[str]) -> str:

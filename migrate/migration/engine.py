@@ -15,20 +15,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.compatibility import compatibility_violations
-from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
-from fixture_migrate.contract.validate import (
-    CaseIdRegistry,
-    RefChecker,
-    validate_case,
-)
 from fixture_migrate.errors import FixtureError, MappingError
 from fixture_migrate.formats import (
     DEFAULT_PY_NAMES,
@@ -38,7 +31,7 @@ from fixture_migrate.formats import (
     integer_too_long,
     load_document,
 )
-from fixture_migrate.formats.target import Node, Src, count_extension_moves, count_moves, is_unchanged, materialize
+from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.migration.writes import (
@@ -52,6 +45,9 @@ from fixture_migrate.migration.writes import (
     write_atomic,
 )
 from fixture_migrate.slots import Record
+
+if TYPE_CHECKING:
+    from fixture_migrate.migration.cache import Cache
 
 """Directory names a walk never enters, besides hidden ones (`.git`, `.venv`, ...)."""
 
@@ -82,9 +78,10 @@ class FileResult(Record):
     claim's reason, or what is missing). `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
-    counts the cases of a changed file, `moved` the source values placed elsewhere,
-    `to_extensions` per adapter the fields a change moves under `extensions`; `encoding`
-    is the one its bytes are in (UTF-8, or a Python module's coding cookie's).
+    counts the cases of a changed file, `to_extensions` per adapter the fields a change
+    moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
+    module's coding cookie's); `cache_entry` the file's path relative to the repo root and
+    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`).
     """
 
     __slots__ = (
@@ -96,12 +93,12 @@ class FileResult(Record):
         "old_bytes",
         "new_bytes",
         "cases",
-        "moved",
         "first_changed_line",
         "encoding",
         "to_extensions",
         "reason",
         "import_from",
+        "cache_entry",
     )
 
     def __init__(
@@ -114,12 +111,12 @@ class FileResult(Record):
         old_bytes: bytes | None = None,
         new_bytes: bytes | None = None,
         cases: int = 0,
-        moved: int = 0,
         first_changed_line: int = 1,
         encoding: str = "utf-8",
         to_extensions: dict[str, int] | None = None,
         reason: str = "",
         import_from: str | None = None,
+        cache_entry: tuple[str, bytes] | None = None,
     ) -> None:
         self.path = path
         self.reason = reason
@@ -131,10 +128,10 @@ class FileResult(Record):
         self.old_bytes = old_bytes
         self.new_bytes = new_bytes
         self.cases = cases
-        self.moved = moved
         self.first_changed_line = first_changed_line
         self.encoding = encoding
         self.to_extensions = {} if to_extensions is None else to_extensions
+        self.cache_entry = cache_entry
 
 
 def read_document(
@@ -212,21 +209,69 @@ def first_changed_line(old: bytes, new: bytes) -> int:
     return min(len(a), len(b))
 
 
-def _error_keys(cases: list[NormalizedCase]) -> set[tuple[int, str]]:
-    """`(case position, reason code)` of each validation error of `cases`.
+_VALIDATED = (
+    "skill",
+    "id",
+    "input",
+    "coverage_tags",
+    "source_refs",
+    "source_ref_authority",
+    "expected_outcome",
+    "boundary_note",
+    "forbidden_signals",
+)
+"""The members of a normalized case that `validate_case` reads (with `check_exists` off, its
+reason codes are a function of these values alone)."""
 
-    Keyed by position, not by id: a migration may write an id the reference left
-    empty (a `name` whose slug is empty becomes `case-<n>`), and the errors the case
-    still has must compare equal before and after.
-    """
+
+def _same(a: Any, b: Any) -> bool:
+    """`a == b` with the types equal too, at every level (`1 == True` in Python, not in JSON)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(_same(value, b[key]) for key, value in a.items())
+    return a == b
+
+
+def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
+    """Whether the members `validate_case` reads are the same in both cases (see `_same`)."""
+    for key in _VALIDATED:
+        a, b = case.get(key), old.get(key)
+        kind = a.__class__
+        if kind is not b.__class__:
+            return False
+        if kind is str or a is None:
+            if a != b:
+                return False
+        elif not _same(a, b):
+            return False
+    return True
+
+
+def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
+    """Whether `after` has a validation error `before` has not, at the same case position:
+    every `(position, reason code)` of `after` among those of `before` (duplicate ids within
+    each list included), without validating a case whose
+    validated members are the same on both sides (its reason codes are the same)."""
+    from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
+
     checker = RefChecker(Path("."), check_exists=False)
-    ids = CaseIdRegistry()
-    keys: set[tuple[int, str]] = set()
-    for index, case in enumerate(cases):
-        keys.update((index, error["reason_code"]) for error in validate_case(case, checker))
-        if ids.check(case) is not None:
-            keys.add((index, c.DUPLICATE_CASE_ID))
-    return keys
+    ids_before, ids_after = CaseIdRegistry(), CaseIdRegistry()
+    for index, case in enumerate(after):
+        old = before[index] if index < len(before) else None
+        duplicate_before = old is not None and ids_before.check(old) is not None
+        if ids_after.check(case) is not None and not duplicate_before:
+            return True
+        if old is not None and _same_validated(case, old):
+            continue
+        codes = {error["reason_code"] for error in validate_case(case, checker)}
+        if not codes:
+            continue
+        if old is None or not codes <= {error["reason_code"] for error in validate_case(old, checker)}:
+            return True
+    return False
 
 
 def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = None) -> FileResult:
@@ -249,7 +294,14 @@ class Engine:
     `options` holds the run's settings; `registry` the adapters (the built-ins by default).
     """
 
-    def __init__(self, options: Options, registry: Registry | None = None) -> None:
+    def __init__(
+        self,
+        options: Options,
+        registry: Registry | None = None,
+        cache: Cache | None = None,
+        *,
+        reuse_changes: bool = False,
+    ) -> None:
         self.options = options
         self.registry = registry or migration_registry()
         families = getattr(options, "families", ())
@@ -261,6 +313,8 @@ class Engine:
             self.declared = []
         self.hard_links = HardLinks(options.repo_root)
         pin_root(options.repo_root)
+        self.cache = cache
+        self.reuse_changes = reuse_changes
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -321,12 +375,60 @@ class Engine:
 
         Errors of the file are returned in the result (status "error"), not raised. A
         symlink leading outside the repo root is refused, as `fixture_migrate.migration.writes` refuses it.
+
+        With a cache, a file whose bytes (and path) a verdict is cached for takes that
+        verdict, without its bytes; a "changed" verdict only with `reuse_changes` (a run
+        that neither writes nor shows diffs). Any other file is planned, and its digest
+        returned in `cache_entry` for the run to remember.
         """
         try:
             raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
-        return self.plan_bytes(path, raw)
+        if self.cache is None:
+            return self.plan_bytes(path, raw)
+        from fixture_migrate.migration.cache import digest
+
+        entry = (relative_source(path, self.options.repo_root), digest(raw))
+        found = self._cached(path, entry)
+        if found is not None:
+            return found
+        result = self.plan_bytes(path, raw)
+        result.cache_entry = entry
+        return result
+
+    def cached(self, path: Path) -> FileResult | None:
+        """The cached verdict of `path` (its bytes read and hashed here), or None when the
+        file must be planned: no cache, no entry for its path, other bytes, a change this
+        run must plan, or a file that cannot be read (`plan` reports why)."""
+        if self.cache is None:
+            return None
+        relative = relative_source(path, self.options.repo_root)
+        if relative not in self.cache.entries:
+            return None
+        try:
+            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
+        except FixtureError:
+            return None
+        from fixture_migrate.migration.cache import digest
+
+        return self._cached(path, (relative, digest(raw)))
+
+    def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
+        assert self.cache is not None
+        hit = self.cache.get(*entry)
+        if hit is None or (hit[1] == "changed" and not self.reuse_changes):
+            return None
+        _, status, adapters, cases, line, to_extensions, reason = hit
+        return FileResult(
+            path,
+            status,
+            adapters=adapters,
+            cases=cases,
+            first_changed_line=line,
+            to_extensions=to_extensions,
+            reason=reason,
+        )  # no `cache_entry`: nothing new to remember
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
         """`plan` for bytes already read; `path` names the file (its suffix picks the syntax).
@@ -360,8 +462,7 @@ class Engine:
             except MappingError as error:
                 raise place_error(error, document, index) from None
             targets.append(target)
-            result.moved += count_moves(target)
-            moved_in = count_extension_moves(target)
+            moved_in = 0 if is_unchanged(target) else count_extension_moves(target)
             if moved_in:
                 result.to_extensions[adapter.name] = result.to_extensions.get(adapter.name, 0) + moved_in
         if all(is_unchanged(target) for target in targets) and document.output_path == path:
@@ -402,6 +503,10 @@ class Engine:
     ) -> list[Any]:
         """The unit data of the rendered migration, after refusing one that loses a leaf,
         breaks compatibility, adds a validation error, or would change on a second run."""
+        # The checks are imported by the runs that plan a change, not by every run.
+        from fixture_migrate.contract.compatibility import compatibility_violations
+        from fixture_migrate.contract.conservation import missing_leaves
+
         try:
             new_units = document.reparse(new_bytes)
         except FixtureError as error:
@@ -430,7 +535,7 @@ class Engine:
             problems = compatibility_violations(before, after)
             if problems:
                 raise FixtureError(f"internal error: {problems[0]}", code="internal")
-            if before and not _error_keys(after) <= _error_keys(before):
+            if before and adds_validation_errors(before, after):
                 raise FixtureError("internal error: the migration would add validation errors", code="internal")
         return new_units
 

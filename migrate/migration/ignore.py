@@ -13,8 +13,11 @@ module only decides which files apply to a path and in which order.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
+
+from fixture_migrate.migration.paths import absolute
 
 
 class GitIgnore:
@@ -22,7 +25,9 @@ class GitIgnore:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._root_text = str(self.root).rstrip("/") + "/"
         self._specs: dict[Path, Any] = {}
+        self._chains: dict[tuple[str, ...], list[tuple[int, Any]]] = {}
 
     def _read(self, file: Path) -> Any:
         try:
@@ -56,9 +61,46 @@ class GitIgnore:
             self._specs[directory] = spec
         return self._specs[directory]
 
+    def _chain(self, directories: tuple[str, ...]) -> list[tuple[int, Any]]:
+        """`(depth, specs)` of each directory from the root down to `root/directories` (the
+        names of the path below the root) that has rules: asked once per directory."""
+        chain = self._chains.get(directories)
+        if chain is None:
+            chain = []
+            directory = self.root
+            for depth in range(len(directories) + 1):
+                specs = self._spec(directory)
+                if specs:
+                    chain.append((depth, specs))
+                if depth < len(directories):
+                    directory = directory / directories[depth]
+            self._chains[directories] = chain
+        return chain
+
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
         """True when git would ignore `path` (absolute, or relative to the current
         directory), judged on its own: the caller prunes ignored directories."""
+        text = os.fspath(path)
+        if os.sep != "/" or ".." in text.split("/"):
+            return self._ignored(path, is_dir=is_dir)
+        # As `_ignored`, on strings: a walk asks about every file it meets.
+        full = absolute(text)
+        root = self._root_text
+        if not full.startswith(root):
+            return False
+        parts = full[len(root) :].split("/")
+        if parts == [""]:
+            return False
+        decision: bool | None = None
+        for depth, specs in self._chain(tuple(parts[:-1])):
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            for spec in specs:
+                result = spec.check_file(sub)
+                if result.include is not None:
+                    decision = result.include
+        return bool(decision)
+
+    def _ignored(self, path: Path, *, is_dir: bool) -> bool:
         path = path.absolute()
         try:
             rel = path.relative_to(self.root)

@@ -66,16 +66,26 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, .
     initializer(*initargs)
 
 
+class Done:
+    """An item whose result is known already (a cached verdict): `ordered_map` yields its
+    `value` in its place, without sending it to a worker."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
 def ordered_map(
     function: Callable[[T], R],
-    items: Iterable[T],
+    items: Iterable[T | Done],
     *,
     jobs: int,
     initializer: Callable[..., None],
     initargs: tuple[Any, ...],
 ) -> Iterator[R]:
     """`function` over `items`, results in input order, on up to `jobs` processes (never
-    more than `default_jobs()`).
+    more than `default_jobs()`). An item wrapped in `Done` is its own result.
 
     `items` are consumed as the work goes (a bounded number in flight), so a long walk
     is never held in memory at once. `initializer(*initargs)` prepares each process
@@ -86,11 +96,23 @@ def ordered_map(
     # repository's configuration must not be able to fork thousands).
     jobs = max(1, min(jobs, default_jobs()))
     source = iter(items)
-    # Look ahead far enough to know whether several processes are worth starting.
-    head = list(itertools.islice(source, MIN_FILES_PER_JOB * max(jobs, 1)))
-    if jobs <= 1 or len(head) < MIN_FILES_PER_JOB * 2:
+    # Look ahead far enough to know whether several processes are worth starting: enough
+    # items to work on, among at most LOOKAHEAD (the rest may be results known already).
+    head: list[Any] = []
+    work = 0
+    if jobs > 1:
+        for item in source:
+            head.append(item)
+            if type(item) is not Done:
+                work += 1
+                if work >= MIN_FILES_PER_JOB * jobs:
+                    break
+            if len(head) >= LOOKAHEAD:
+                break
+    if jobs <= 1 or work < MIN_FILES_PER_JOB * 2:
         initializer(*initargs)
-        yield from map(function, itertools.chain(head, source))
+        for item in itertools.chain(head, source):
+            yield item.value if type(item) is Done else function(item)  # type: ignore[union-attr,arg-type]
         return
     # Imported here: a run that stays in one process never pays for them at start-up.
     import multiprocessing
@@ -98,19 +120,39 @@ def ordered_map(
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunks = _chunks(itertools.chain(head, source), CHUNK)
+    segments = _segments(itertools.chain(head, source), CHUNK)
     start_args = (os.getpid(), initializer, initargs)
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args) as pool:
         pending: collections.deque[Any] = collections.deque()
-        for chunk in itertools.islice(chunks, jobs * AHEAD):
-            pending.append(pool.submit(_run_chunk, function, chunk))
-        while pending:
-            done = pending.popleft().result()
-            chunk = next(chunks, None)
-            if chunk is not None:
-                pending.append(pool.submit(_run_chunk, function, chunk))
-            yield from done
+        in_flight = 0
 
+        def top_up() -> None:
+            nonlocal in_flight
+            while in_flight < jobs * AHEAD and len(pending) < jobs * AHEAD * 4:
+                segment = next(segments, None)
+                if segment is None:
+                    return
+                ready, chunk = segment
+                if ready:
+                    pending.append(chunk)
+                else:
+                    pending.append(pool.submit(_run_chunk, function, chunk))
+                    in_flight += 1
+
+        top_up()
+        while pending:
+            first = pending.popleft()
+            if isinstance(first, list):
+                values = first
+            else:
+                values = first.result()
+                in_flight -= 1
+            top_up()
+            yield from values
+
+
+LOOKAHEAD = 1024
+"""Items looked at, at most, before deciding whether to start worker processes."""
 
 CHUNK = 16
 """Items sent to a worker at a time: fewer round trips, still an even spread."""
@@ -119,9 +161,32 @@ AHEAD = 4
 """Chunks in flight per worker: enough to keep every worker busy, few enough to bound memory."""
 
 
-def _chunks(items: Iterator[T], size: int) -> Iterator[list[T]]:
-    while chunk := list(itertools.islice(items, size)):
-        yield chunk
+def _segments(items: Iterator[Any], size: int) -> Iterator[tuple[bool, list[Any]]]:
+    """`(True, results)` for runs of `Done` items, `(False, chunk)` for chunks of at most
+    `size` items to work on; in order, each list at most `size` (results: `size * 8`) long."""
+    chunk: list[Any] = []
+    ready: list[Any] = []
+    for item in items:
+        if type(item) is Done:
+            if chunk:
+                yield False, chunk
+                chunk = []
+            ready.append(item.value)
+            if len(ready) >= size * 8:
+                yield True, ready
+                ready = []
+        else:
+            if ready:
+                yield True, ready
+                ready = []
+            chunk.append(item)
+            if len(chunk) >= size:
+                yield False, chunk
+                chunk = []
+    if ready:
+        yield True, ready
+    if chunk:
+        yield False, chunk
 
 
 def _run_chunk(function: Callable[[T], R], chunk: list[T]) -> list[R]:

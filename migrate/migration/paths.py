@@ -3,6 +3,7 @@ names a file has in reports (`source_file`) and in diff headers."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -16,12 +17,33 @@ def find_repo_root(start: Path) -> Path:
     return start
 
 
+@functools.lru_cache(maxsize=1024)
+def _absolute_directory(cwd: str, directory: str) -> str:
+    # A run asks about thousands of files in a few directories: normalize each once.
+    return os.path.normpath(os.path.join(cwd, directory))
+
+
+def absolute(path: Path | str) -> str:
+    """`os.path.abspath(path)`, normalizing each directory once per run."""
+    text = os.fspath(path)
+    directory, _, name = text.rpartition("/")
+    if not directory or name in ("", ".", "..") or os.sep != "/":
+        return os.path.abspath(text)
+    cwd = "" if text[0] == "/" else os.getcwd()
+    return _absolute_directory(cwd, directory) + "/" + name
+
+
+@functools.lru_cache(maxsize=64)
+def _root(root: str) -> str:
+    return os.path.abspath(root) + os.sep
+
+
 def relative_source(path: Path, root: Path) -> str:
     """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
-    full = os.path.abspath(path)
-    base = os.path.abspath(root)
-    if full.startswith(base + os.sep):
-        return full[len(base) + 1 :].replace(os.sep, "/")
+    full = absolute(path)
+    base = _root(os.fspath(root))
+    if full.startswith(base):
+        return full[len(base) :].replace(os.sep, "/")
     return Path(os.path.relpath(full, base)).as_posix()
 
 

@@ -10,7 +10,13 @@ from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
-from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, ValidationError, make_error, validate_cases
+from fixture_migrate.contract.validate import (
+    CaseIdRegistry,
+    RefChecker,
+    ValidationError,
+    make_error,
+    validate_cases,
+)
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import Document, load_document
 from fixture_migrate.migration.engine import (

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats import syntax_of
+from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
@@ -87,6 +87,9 @@ def _walk(root: Path, ignore: GitIgnore | None = None) -> Iterator[Path]:
             and not (ignore is not None and ignore.ignored(here / d, is_dir=True))
         )
         for name in sorted(filenames):
-            if syntax_of(Path(name)) is not None and not name.endswith(TEMP_SUFFIX):
+            # The suffix as `Path.suffix` gives it, without a Path per name.
+            dot = name.rfind(".")
+            suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+            if suffix in SYNTAX_BY_SUFFIX and not name.endswith(TEMP_SUFFIX):
                 if ignore is None or not ignore.ignored(here / name, is_dir=False):
                     yield here / name

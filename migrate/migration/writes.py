@@ -133,6 +133,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.paths import absolute as absolute_path
 
 T = TypeVar("T")
 
@@ -266,16 +267,28 @@ def limit_for(path: Path | str) -> SizeLimit:
     """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
     `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
     message that names it and how to raise it."""
-    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable, syntax_of
+    from fixture_migrate.formats import SIZE_LIMITS, SYNTAX_BY_SUFFIX, size_variable
 
-    syntax = syntax_of(Path(path))
+    # The suffix as `Path.suffix` gives it, without a Path per file (asked for every read).
+    name = os.fspath(path).rstrip(os.sep).rpartition(os.sep)[2]
+    dot = name.rfind(".")
+    syntax = SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
     if syntax is None:
         return SizeLimit(MAX_FILE_BYTES)
+    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES, SIZE_LIMITS.get(syntax))
+
+
+@functools.lru_cache(maxsize=32)
+def _limit(syntax: str, setting: str | None, default: int, built_in: int | None) -> SizeLimit:
+    """`limit_for` a syntax, once per value of its environment variable (`setting`), of the
+    default limit and of its built-in limit (`built_in`: the key only, `max_bytes` reads it)."""
+    from fixture_migrate.formats import MEMORY_PER_MIB, SYNTAX_NAMES, max_bytes, size_variable
+
     how = (
         f"the limit of {SYNTAX_NAMES[syntax]} fixtures, which take about {MEMORY_PER_MIB[syntax]:,} MiB of "
         f"memory per MiB to migrate; split the file, or raise the limit with {size_variable(syntax)}=BYTES"
     )
-    return SizeLimit(max_bytes(syntax, MAX_FILE_BYTES), how)
+    return SizeLimit(max_bytes(syntax, default), how)
 
 
 # --- the root rule ---------------------------------------------------------------------
@@ -337,9 +350,10 @@ def resolve_target(path: Path, root: Path | None) -> Path:
     (`symlink_outside_repo`). A path that involves no symlink is returned as is,
     wherever it is: naming it was the caller's choice. `root` None follows any symlink.
     """
-    absolute = os.path.abspath(path)
+    text = os.fspath(path)
+    absolute = absolute_path(text)
     # `..` after a symlinked directory means its real parent: only realpath knows.
-    real = os.path.realpath(path) if ".." in Path(path).parts else _realpath(absolute)
+    real = os.path.realpath(text) if ".." in text.split(os.sep) else _realpath(absolute)
     if os.path.islink(real):
         # realpath stops where links lead back to themselves: the path is a link loop.
         raise FixtureError(
@@ -1500,7 +1514,9 @@ def _remove_own(directory: Directory, name: str, made: os.stat_result) -> None:
         _remove(directory, aside)
     except OSError:
         try:  # a new file took the name meanwhile: the one that went aside stays, not as a temporary
-            os.rename(aside, _temp_name(name).replace(TEMP_SUFFIX, ".kept"), src_dir_fd=directory.fd, dst_dir_fd=directory.fd)
+            os.rename(
+                aside, _temp_name(name).replace(TEMP_SUFFIX, ".kept"), src_dir_fd=directory.fd, dst_dir_fd=directory.fd
+            )
         except OSError:
             pass
 

@@ -1,0 +1,274 @@
+"""Verdicts of earlier `migrate` runs, so a re-run skips the files nothing changed in.
+
+As black and ruff do, a run remembers, per file, what planning it found ("unchanged",
+"not a fixture", or "would change", with what `--check` reports of the change), and
+the next run with the same tool and the same settings takes that answer instead of
+planning the file again.
+
+What an entry is keyed on, so that a stale verdict cannot be used:
+
+- the file's bytes: every run reads each file and hashes its content (xxHash's
+  XXH3, 128 bits); size and modification time are not trusted, so a file edited
+  with its size and mtime restored is still planned again. Reading is what a run
+  must do anyway; the hash costs a few milliseconds per 50 MB;
+- its path relative to the repo root (the `source_file` of its cases, and the
+  skill inferred from it);
+- in the name of the cache file, everything else a verdict depends on: the tool
+  (its version, and the size and mtime of each of its modules, so an edited
+  checkout never reuses the verdicts of the code before), the Python and orjson
+  versions, the installed adapter plugins (name, distribution and version), and
+  the run's configuration (repo root, skill, skill globs, `--py-name`).
+
+The cache only ever skips work, it never decides a write: a "would change"
+verdict serves `--check` alone (its exit code, the file's name and the counts);
+a run that writes or shows diffs plans such a file afresh, and writes or shows
+only what that plan made. A file planned with an error, or whose migration
+creates another file (JSONL, where the new name's state counts too), is never
+cached.
+
+Where: `.fixture_migrate_cache/` at the repo root (it holds a `.gitignore` of
+`*`, so git never sees it; walks skip hidden directories), or the directory
+named by `FIXTURE_MIGRATE_CACHE_DIR`. A cache directory at the root that is a
+symlink leading outside the root is not used, as no write follows such a link.
+`--no-cache` neither reads nor writes it; `fixture-migrate cache clean` removes
+it. A cache file is replaced whole (`writes.write_file`: a temporary file renamed
+over it, under the root rule when the cache is at the root), so a
+reader sees an old or a new file, never part of one; two runs finishing together
+each write a whole file and the last one wins (a verdict the other learnt is
+learnt again next time). A file that is not a cache of this format and key
+(corrupt, truncated, foreign) is ignored and overwritten at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import xxhash
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.writes import is_inside, make_directories, write_file
+
+CACHE_DIR_NAME = ".fixture_migrate_cache"
+ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
+MAGIC = b"fixture-migrate cache 3\n"
+"""The first line of every cache file: a file without it is not read."""
+
+CACHEABLE = ("unchanged", "not_fixture", "changed")
+"""The verdicts an entry may hold."""
+
+digest = xxhash.xxh3_128_digest
+"""The content hash of a file's bytes (16 bytes)."""
+
+
+def cache_dir(repo_root: Path) -> Path:
+    """The cache directory of a run over `repo_root`: `FIXTURE_MIGRATE_CACHE_DIR`, else
+    `.fixture_migrate_cache` at the root."""
+    named = os.environ.get(ENV_VAR)
+    return Path(named) if named else Path(repo_root) / CACHE_DIR_NAME
+
+
+def _tool_fingerprint() -> list[Any]:
+    """The tool's version (the hash of the package's `__init__.py`, which holds it) and, per
+    module, its size and mtime: an edited checkout or a reinstall of another build never
+    reuses the verdicts of the code before."""
+    package = Path(__file__).resolve().parent.parent
+    with open(package / "__init__.py", "rb") as handle:
+        found: list[Any] = [xxhash.xxh3_64_hexdigest(handle.read())]
+    for directory in (package, Path(sys.modules["fixture_migrate.adapters"].__file__ or "").parent):
+        for folder, dirnames, filenames in os.walk(directory):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    info = os.stat(os.path.join(folder, name))
+                    found.append([os.path.relpath(os.path.join(folder, name), package), info.st_size, info.st_mtime_ns])
+    return found
+
+
+def _plugins() -> list[Any]:
+    """Name, distribution and version of each installed adapter plugin."""
+    from fixture_migrate.adapting.registry import ENTRY_POINT_GROUP, entry_points_of
+
+    found = []
+    for point in entry_points_of(ENTRY_POINT_GROUP):
+        dist = point.dist
+        found.append([point.name, point.value, dist.name if dist else None, dist.version if dist else None])
+    return found
+
+
+def run_key(options: Any) -> str:
+    """The hex key of everything besides a file's path and bytes that its verdict depends on."""
+    import fixture_migrate.adapters  # noqa: F401 - its folder is part of the fingerprint
+
+    skills = [[glob.text, name] for glob, name in getattr(options, "skills", ())]
+    selection = getattr(options, "selection", None)
+    if skills and selection is not None:
+        skills.append(str(selection.base))  # the skill globs are relative to it
+    parts = [
+        _tool_fingerprint(),
+        list(sys.version_info[:3]),
+        orjson.__version__,
+        _plugins(),
+        str(options.repo_root),
+        options.skill,
+        list(options.py_names),
+        skills,
+    ]
+    return xxhash.xxh3_128_hexdigest(orjson.dumps(parts))
+
+
+class Cache:
+    """The verdicts of one cache file: relative path -> `[digest, status, adapter names, cases,
+    first changed line, fields moved to extensions per adapter, reason]` (see `FileResult`).
+
+    `get` answers a lookup; `put` and `drop` note what this run learnt; `save` writes
+    the file back (merged with what another run may have written meanwhile).
+    """
+
+    def __init__(
+        self, path: Path, key: str, entries: dict[str, list[Any]] | None = None, root: Path | None = None
+    ) -> None:
+        self.path = path
+        self.key = key
+        self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
+        self.entries = {} if entries is None else entries
+        self._changes: dict[str, list[Any] | None] = {}
+
+    @classmethod
+    def open(cls, options: Any) -> Cache | None:
+        """The cache of a run with `options`, its earlier verdicts read; None when no cache
+        can be used (the directory at the root is a symlink leading outside it)."""
+        root = Path(options.repo_root)
+        directory = cache_dir(root)
+        named = bool(os.environ.get(ENV_VAR))
+        if not named and os.path.lexists(directory):
+            real = os.path.realpath(directory)
+            if not is_inside(real, os.path.realpath(root)):
+                return None
+        key = run_key(options)
+        path = directory / f"{key}.cache"
+        return cls(path, key, _read(path, key), root=None if named else root)
+
+    def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
+        """The entry cached for the file at `relative` whose bytes have `content_digest`
+        (see `digest`), or None."""
+        entry = self.entries.get(relative)
+        if entry is None or entry[0] != content_digest.hex():
+            return None
+        return entry
+
+    def put(self, relative: str, content_digest: bytes | None, result: Any) -> None:
+        """Note the verdict of a file planned (or found in the cache) in this run, from its
+        `FileResult`: kept when it is in `CACHEABLE`, makes no new file and the digest is
+        known; any other verdict forgets the file."""
+        status = result.status
+        if status in CACHEABLE and content_digest is not None and result.new_path is None and _storable(relative):
+            entry = [
+                content_digest.hex(),
+                status,
+                result.adapters,
+                result.cases,
+                result.first_changed_line,
+                result.to_extensions,
+                result.reason,
+            ]
+            if self.entries.get(relative) != entry:
+                self._changes[relative] = entry
+        elif relative in self.entries:
+            self._changes[relative] = None
+
+    def save(self) -> bool:
+        """Write what this run learnt, merged over the file as it is now (another run may
+        have written it meanwhile). Best effort: False when it cannot be written."""
+        if not self._changes:
+            return True
+        entries = _read(self.path, self.key)
+        if not entries:
+            entries = self.entries
+        for relative, entry in self._changes.items():
+            if entry is None:
+                entries.pop(relative, None)
+            else:
+                entries[relative] = entry
+        data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
+        try:
+            _prepare(self.path.parent, self.root)
+            write_file(self.path, data, root=self.root)
+        except (OSError, FixtureError):
+            return False
+        self._changes.clear()
+        return True
+
+
+def _storable(relative: str) -> bool:
+    """Whether a path can be a key of the file (JSON text): not a name that is not UTF-8."""
+    try:
+        relative.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read(path: Path, key: str) -> dict[str, list[Any]]:
+    """The entries of the cache file at `path`, or none when it is missing, corrupt, of
+    another format or of another key."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return {}
+    if not raw.startswith(MAGIC):
+        return {}
+    try:
+        value = orjson.loads(raw[len(MAGIC) :])
+    except orjson.JSONDecodeError:
+        return {}
+    if not isinstance(value, dict) or value.get("key") != key or not isinstance(value.get("entries"), dict):
+        return {}
+    entries = value["entries"]
+    for entry in entries.values():
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 7
+            and isinstance(entry[0], str)
+            and entry[1] in CACHEABLE
+            and isinstance(entry[2], list)
+            and all(isinstance(name, str) for name in entry[2])
+            and type(entry[3]) is int
+            and type(entry[4]) is int
+            and isinstance(entry[5], dict)
+            and all(type(count) is int for count in entry[5].values())
+            and isinstance(entry[6], str)
+        ):
+            return {}
+    return entries
+
+
+def _prepare(directory: Path, root: Path | None) -> None:
+    """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
+    root rule, as every write: nothing is written through a symlink leading outside it)."""
+    make_directories(directory, root)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        write_file(ignore, b"# Created by fixture-migrate: its cache, safe to delete.\n*\n", root=root)
+
+
+def clean(repo_root: Path) -> Path | None:
+    """Remove the cache directory of `repo_root` (see `cache_dir`); returns it, or None
+    when there was none. Only the cache's own files are removed: a directory holding
+    anything else is left in place with those files."""
+    directory = cache_dir(repo_root)
+    if not directory.is_dir() or directory.is_symlink():
+        return None
+    for entry in os.scandir(directory):
+        if entry.is_file(follow_symlinks=False) and (entry.name.endswith(".cache") or entry.name == ".gitignore"):
+            os.unlink(entry.path)
+        elif entry.name.endswith(".fixture-migrate.tmp"):
+            os.unlink(entry.path)
+    try:
+        directory.rmdir()
+    except OSError:
+        pass
+    return directory

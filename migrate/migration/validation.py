@@ -1,0 +1,152 @@
+"""A `validate` run file by file: each file read, normalized, validated and its errors
+placed on its own (in a worker process when the run has several), so the run streams
+and keeps nothing of a file once it is printed; duplicate ids across files are found by
+the caller from the compact keys each file gives back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.normalize import NormalizedCase
+from fixture_migrate.contract.validate import RefChecker, ValidationError, make_error, validate_case
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.locate import error_place
+from fixture_migrate.migration.reader import CaseOrigin, Reader
+from fixture_migrate.slots import Record
+
+
+class CheckedFile(Record):
+    """One file's part of a `validate` run, worked out on its own (in a worker process when
+    the run has several), so the run streams: nothing of the file is kept once it is printed.
+
+    `problems` are the file's own errors (unreadable, bad syntax, a repeated key, a mapping
+    failure), `fixture` whether any payload is claimed. Per normalized case, in order:
+    `keys` the reference's `skill:id` key and `ids` the id (what finding a duplicate id
+    across files needs), with the case's skill and source file in `shared` when every case
+    has the same ones (the common case), else per case in `owners`; `errors` the
+    `(case index, errors)` of the cases that have some, each error with its `(line, column)`
+    (None where unknown or not asked for); `dup_places` the place of each case's id where
+    the file's span tree was built anyway, else `origins`, the `(unit, case path)` to find
+    it with. `head` holds the errors before the cases (a repeated key), `tail` those after
+    (non-object cases), each with its place; `normalized` the cases themselves when the run
+    also reports readiness. Kept this compact because it travels between processes.
+    """
+
+    __slots__ = (
+        "path",
+        "name",
+        "claims",
+        "problems",
+        "fixture",
+        "head",
+        "keys",
+        "ids",
+        "shared",
+        "owners",
+        "errors",
+        "dup_places",
+        "origins",
+        "tail",
+        "normalized",
+    )
+
+    def __init__(self, path: Path, name: str = "") -> None:
+        self.path = path
+        self.name = name
+        self.claims: list[str] | None = None  # what `detect` says of each payload, once read
+        self.problems: list[FixtureError] = []
+        self.fixture = False
+        self.head: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.keys: list[str] = []
+        self.ids: list[Any] = []
+        self.shared: tuple[Any, Any] | None = None
+        self.owners: list[tuple[Any, Any]] | None = None
+        self.errors: list[tuple[int, list[tuple[ValidationError, tuple[int, int] | None]]]] = []
+        self.dup_places: list[tuple[int, int] | None] | None = None
+        self.origins: list[tuple[int | None, Any]] | None = None
+        self.tail: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.normalized: list[NormalizedCase] | None = None
+
+
+def check_file(
+    reader: Reader,
+    path: Path,
+    refs: RefChecker,
+    *,
+    as_migrated: bool = False,
+    place: bool = True,
+    keep_cases: bool = False,
+) -> CheckedFile:
+    """`validation_errors` for one file, without the duplicates across files (the caller
+    keeps the `skill:id` keys it has met; see `CheckedFile`). With `place`, every error is
+    given its line and column now, while the file's text is at hand."""
+    source_file = reader.engine.options.context(path).source_file
+    checked = CheckedFile(path, source_file)
+    loaded = reader.load(path, last_duplicate_wins=True)
+    if loaded.error is not None:
+        checked.problems.append(loaded.error)
+        return checked
+    from fixture_migrate.adapting.claims import claim_words
+
+    checked.claims = [claim_words(claim) for claim in loaded.claims]
+    checked.fixture = any(loaded.adapters)
+    if loaded.duplicate is not None:
+        checked.problems.append(loaded.duplicate)
+        where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
+        entry = make_error(c.DUPLICATE_KEY, {"source_file": source_file}, loaded.duplicate.message, **where)
+        checked.head.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
+    origins: list[CaseOrigin] = []
+    try:
+        cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
+    except FixtureError as error:
+        checked.problems.append(error)
+        return checked
+    if keep_cases:
+        checked.normalized = cases
+    keys, ids, errors = checked.keys, checked.ids, checked.errors
+    located = False
+    js_string = c.js_string
+    for index, (entry, origin) in enumerate(zip(cases, origins, strict=True)):
+        found = validate_case(entry, refs)
+        if found:
+            if place:
+                errors.append((index, [(error, error_place(origin, error)) for error in found]))
+                located = True
+            else:
+                errors.append((index, [(error, None) for error in found]))
+        skill, case_id = entry.get("skill"), entry.get("id")
+        keys.append(f"{js_string(skill)}:{js_string(case_id)}")
+        ids.append(case_id)
+    if cases:
+        first = cases[0]
+        skill, source = first.get("skill"), first.get("source_file")
+        if all(entry.get("skill") is skill and entry.get("source_file") is source for entry in cases):
+            checked.shared = (skill, source)
+        else:
+            checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
+    if located:
+        # The span tree is built already: the place a duplicate id would have costs little now.
+        probe = {"reason_code": c.DUPLICATE_CASE_ID}
+        checked.dup_places = [error_place(origin, probe) for origin in origins]
+    elif place:
+        checked.origins = [(origin.unit, origin.case) for origin in origins]
+    for number, where in reader.non_object_cases(loaded):
+        extra = {"line": where[0], "column": where[1]} if where else {}
+        message = f"case {number} is not an object"
+        entry = make_error(c.CASE_NOT_OBJECT, {"source_file": source_file, "id": None, "skill": None}, message, **extra)
+        checked.tail.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
+        # Bad input, as in every command (exit 2); listed among the reference's errors
+        # too, as a repeated key is.
+        line, column = where if where else (None, None)
+        checked.problems.append(FixtureError(message, code=c.CASE_NOT_OBJECT, line=line, column=column))
+    return checked
+
+
+def duplicate_error(skill: Any, case_id: Any, source_file: Any, previous: Any) -> ValidationError:
+    """The `duplicate_case_id` error of a case whose `skill:id` key a case of `previous`
+    (its source file) had first, as `CaseIdRegistry.check` makes it."""
+    entry = {"skill": skill, "id": case_id, "source_file": source_file}
+    message = f"duplicate case id for {c.js_string(skill)}: {c.js_string(case_id)}"
+    return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous)

@@ -1,0 +1,259 @@
+"""The cache of `migrate` verdicts: reused only for the same bytes, path, tool and settings;
+corrupt or foreign files ignored; safe under concurrent runs; never the source of a write."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from fixture_migrate.migration import cache as cache_module
+from fixture_migrate.migration.cache import CACHE_DIR_NAME, ENV_VAR, MAGIC, digest
+from fixture_migrate.migration.engine import Engine
+
+from tests.runner import ROOT, run_cli
+
+LEGACY = """{
+  "schema_version": "prompt-examples/v1",
+  "skill": "demo",
+  "examples": [
+    {"name": "Greets", "user_intent": "Say hello.", "expected_posture": "Hello back."}
+  ]
+}
+"""
+CANONICAL = """{
+  "schema_version": "spec-first.workflow-eval-fixtures.v1",
+  "skill": "demo",
+  "source_refs": ["skills/demo/SKILL.md"],
+  "cases": [{"id": "a", "input": "x", "coverage_tags": ["trigger"], "expected_outcome": "y"}]
+}
+"""
+# The same length as CANONICAL, but a legacy file: only its bytes tell them apart.
+LEGACY_SAME_SIZE = CANONICAL.replace("spec-first.workflow-eval-fixtures.v1", "spec-first.skill-audit-eval-cases.v1")
+assert len(LEGACY_SAME_SIZE) == len(CANONICAL)
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv(ENV_VAR, raising=False)  # the default place: at the repo root
+    root = tmp_path / "repo"
+    evals = root / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "legacy.json").write_text(LEGACY)
+    (evals / "canonical.json").write_text(CANONICAL)
+    (evals / "other.json").write_text('{"not": "a fixture"}\n')
+    return root
+
+
+def check(tree: Path, monkeypatch, capsys, *extra: str):
+    return run_cli(["migrate", "--check", "--repo-root", str(tree), *extra, str(tree)], tree, monkeypatch, capsys)
+
+
+def cache_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.cache"))
+
+
+def planned(monkeypatch) -> list[str]:
+    """The names of the files the engine plans from now on (a cached verdict plans none)."""
+    names: list[str] = []
+    original = Engine.plan_bytes
+
+    def spy(self, path, raw):
+        names.append(Path(path).name)
+        return original(self, path, raw)
+
+    monkeypatch.setattr(Engine, "plan_bytes", spy)
+    return names
+
+
+def test_a_rerun_reuses_every_verdict_and_says_the_same(tree, monkeypatch, capsys):
+    first = check(tree, monkeypatch, capsys)
+    directory = tree / CACHE_DIR_NAME
+    assert len(cache_files(directory)) == 1
+    assert (directory / ".gitignore").read_text().splitlines()[-1] == "*"
+    names = planned(monkeypatch)
+    second = check(tree, monkeypatch, capsys)
+    assert names == []
+    assert (second.code, second.out, second.err) == (first.code, first.out, first.err)
+    assert first.code == 1 and "would migrate" in first.err and "legacy.json" in first.err
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(tree, monkeypatch, capsys):
+    target = tree / "skills" / "demo" / "evals" / "canonical.json"
+    (tree / "skills" / "demo" / "evals" / "legacy.json").unlink()
+    assert check(tree, monkeypatch, capsys).code == 0
+    before = os.stat(target)
+    target.write_text(LEGACY_SAME_SIZE)
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(target)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    names = planned(monkeypatch)
+    result = check(tree, monkeypatch, capsys)
+    assert names == ["canonical.json"]
+    assert result.code == 1 and "would migrate" in result.err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"garbage \x00\xff",
+        MAGIC,
+        MAGIC + b"{not json",
+        MAGIC + b"[]",
+        MAGIC + b'{"key": "other", "entries": {}}',
+        b'{"key": "KEY", "entries": {}}',  # no magic line
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["00", "unchanged"]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": [1, "unchanged", [], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "written", [], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [1], 0, 1, {}, ""]}}',
+        MAGIC
+        + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, ""], "x": 3}}',
+    ],
+)
+def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(tree, monkeypatch, capsys, content):
+    first = check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    legacy = (tree / "skills" / "demo" / "evals" / "legacy.json").read_bytes()
+    content = content.replace(b"KEY", path.stem.encode()).replace(b"DIGEST", digest(legacy).hex().encode())
+    path.write_bytes(content)
+    names = planned(monkeypatch)
+    again = check(tree, monkeypatch, capsys)
+    assert (again.code, again.err) == (first.code, first.err)
+    assert "legacy.json" in names  # planned, not taken from the damaged file
+    assert path.read_bytes().startswith(MAGIC)
+    assert orjson.loads(path.read_bytes()[len(MAGIC) :])["key"] == path.stem
+
+
+def _plant(path: Path, key: str, relative: str, content: bytes, status: str, adapters: list[str]) -> None:
+    entries = {relative: [digest(content).hex(), status, adapters, 7, 1, {"x": 1}, ""]}
+    path.write_bytes(MAGIC + orjson.dumps({"key": key, "entries": entries}))
+
+
+def test_no_cache_neither_reads_nor_writes_it(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
+    # A verdict planted for the legacy file says it needs nothing: a run with the cache
+    # believes it (same bytes, same key), a run without it does not look.
+    _plant(path, path.stem, "skills/demo/evals/legacy.json", legacy.read_bytes(), "unchanged", ["prompt_examples_v1"])
+    assert check(tree, monkeypatch, capsys).code == 0
+    planted = path.read_bytes()
+    result = check(tree, monkeypatch, capsys, "--no-cache")
+    assert result.code == 1 and "legacy.json" in result.err
+    assert path.read_bytes() == planted
+
+
+def test_no_cache_creates_no_directory(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys, "--no-cache")
+    assert not (tree / CACHE_DIR_NAME).exists()
+
+
+def test_the_environment_variable_moves_the_cache(tree, tmp_path, monkeypatch, capsys):
+    elsewhere = tmp_path / "elsewhere" / "cache"
+    monkeypatch.setenv(ENV_VAR, str(elsewhere))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(elsewhere)) == 1
+    assert not (tree / CACHE_DIR_NAME).exists()
+    assert run_cli(["cache", "dir", "--repo-root", str(tree)], tree, monkeypatch, capsys).out.strip() == str(elsewhere)
+
+
+def test_cache_clean_removes_it(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    assert (tree / CACHE_DIR_NAME).is_dir()
+    done = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert done.code == 0 and "removed" in done.out
+    assert not (tree / CACHE_DIR_NAME).exists()
+    again = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert again.code == 0 and "no cache" in again.out
+
+
+def test_cache_clean_leaves_files_it_did_not_write(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    mine = tree / CACHE_DIR_NAME / "notes.txt"
+    mine.write_text("keep me")
+    run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert mine.read_text() == "keep me"
+    assert cache_files(tree / CACHE_DIR_NAME) == []
+
+
+def test_other_settings_use_another_cache_file(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    check(tree, monkeypatch, capsys, "--skill", "other")
+    check(tree, monkeypatch, capsys, "--py-name", "ROWS")
+    assert len(cache_files(tree / CACHE_DIR_NAME)) == 3
+
+
+def test_a_changed_tool_uses_another_cache_file(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    monkeypatch.setattr(cache_module, "_tool_fingerprint", lambda: ["another build"])
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
+
+
+def test_a_cached_change_never_makes_a_write(tree, monkeypatch, capsys):
+    """A cached "would change" serves `--check` only: writing and `--diff` plan afresh and
+    write or show what that plan made, whatever the cache says."""
+    check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    canonical = tree / "skills" / "demo" / "evals" / "canonical.json"
+    before = canonical.read_bytes()
+    _plant(path, path.stem, "skills/demo/evals/canonical.json", before, "changed", ["canonical"])
+    assert check(tree, monkeypatch, capsys).code == 1  # --check believes the (planted) verdict
+    names = planned(monkeypatch)
+    diff = run_cli(["migrate", "--diff", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert "canonical.json" in names and "canonical.json" not in diff.out
+    written = run_cli(["migrate", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert written.code == 0
+    assert canonical.read_bytes() == before
+    assert "migrated skills/demo/evals/legacy.json" in written.err.replace(str(tree) + "/", "")
+    assert "canonical.json" not in written.err
+    # What was written is what a run without any cache writes.
+    assert (tree / "skills" / "demo" / "evals" / "legacy.json").read_text() != LEGACY
+
+
+def test_a_write_after_a_check_plans_again_and_the_next_check_is_clean(tree, monkeypatch, capsys):
+    assert check(tree, monkeypatch, capsys).code == 1
+    names = planned(monkeypatch)
+    assert run_cli(["migrate", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys).code == 0
+    assert "legacy.json" in names
+    assert check(tree, monkeypatch, capsys).code == 0
+
+
+def test_a_cache_directory_leading_outside_the_root_is_not_used(tree, tmp_path, monkeypatch, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tree / CACHE_DIR_NAME).symlink_to(outside, target_is_directory=True)
+    result = check(tree, monkeypatch, capsys)
+    assert result.code == 1
+    assert list(outside.iterdir()) == []
+
+
+def test_an_unwritable_cache_does_not_fail_the_run(tree, monkeypatch, capsys):
+    (tree / CACHE_DIR_NAME).write_text("a file where the directory would be")
+    result = check(tree, monkeypatch, capsys)
+    assert result.code == 1 and "error" not in result.err
+
+
+def test_concurrent_runs_agree_and_leave_one_whole_cache_file(tree, monkeypatch):
+    for n in range(40):
+        (tree / "skills" / "demo" / "evals" / f"more-{n:02d}.json").write_text(CANONICAL.replace('"a"', f'"a{n}"'))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop(ENV_VAR, None)
+    argv = [sys.executable, "-m", "fixture_migrate", "migrate", "--check", "--repo-root", str(tree), str(tree)]
+    for _ in range(2):  # a cold round, then one that reads what the first one wrote
+        runs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(6)]
+        results = [(run.wait(), run.stdout.read(), run.stderr.read()) for run in runs]  # type: ignore[union-attr]
+        for run in runs:
+            run.stdout.close()  # type: ignore[union-attr]
+            run.stderr.close()  # type: ignore[union-attr]
+        assert len(set(results)) == 1, results
+        assert results[0][0] == 1
+    directory = tree / CACHE_DIR_NAME
+    (path,) = cache_files(directory)
+    value = orjson.loads(path.read_bytes()[len(MAGIC) :])
+    assert len(value["entries"]) == 43
+    assert sorted(p.name for p in directory.iterdir()) == [".gitignore", path.name]  # no temporary file left
