@@ -508,7 +508,8 @@ def import_(
       fixture-migrate import evals/evals.json --out skills/demo/evals/imported.json
       fixture-migrate import promptfooconfig.yaml --out skills/demo/evals/promptfoo.json --diff
     """
-    from fixture_migrate.importing.pipeline import ImportRequest, run_import
+    from fixture_migrate.cli.exchange import run_import
+    from fixture_migrate.importing.pipeline import ImportRequest
 
     settings = _settings(ctx, "import")
     fields: dict[str, str] = {}
@@ -587,7 +588,8 @@ def export(
       fixture-migrate export skills/demo/evals/imported.json --to inspect --out evals/dataset.jsonl
       fixture-migrate export skills/demo/evals/*.json --to promptfoo --out promptfooconfig.yaml --diff
     """
-    from fixture_migrate.exporting.pipeline import ExportRequest, run_export
+    from fixture_migrate.cli.exchange import run_export
+    from fixture_migrate.exporting.pipeline import ExportRequest
 
     settings = _settings(ctx, "export")
     request = ExportRequest(

@@ -14,20 +14,19 @@ JSON writing and the report, which a split would scatter over several modules.
 from __future__ import annotations
 
 import itertools
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-import orjson
 from fixture_migrate import Status
 from fixture_migrate.cli import output
+from fixture_migrate.cli.emitters import Emitter, emitter_class, emitter_for
+from fixture_migrate.cli.jsontext import _UNSAFE_LEADS, dump_json  # noqa: F401 - named here by callers
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
-from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import escape_json, escape_text, render_file_diff
+from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
 from fixture_migrate.migration.parallel import Done, ordered_map
 from fixture_migrate.migration.paths import diff_name
@@ -134,6 +133,7 @@ def run_migrate(
 
         cache = Cache.open(options)
     engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
+    emit = emitter_for(output_format, out=out, root=options.repo_root)
     for family in engine.declared:
         for message in family.notes:
             report.note(f"note: {message}", always=True)
@@ -160,7 +160,7 @@ def run_migrate(
             record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
         if result.import_from:
             record["import_from"] = result.import_from
-        if output_format == "json":  # only the JSON document needs every file's record kept
+        if emit.keeps_records:  # only a document printed at the end needs every file's record
             records.append(record)
         if result.status == Status.ERROR:
             assert result.error is not None
@@ -180,24 +180,13 @@ def run_migrate(
                 f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it",
                 always=True,
             )
-            if output_format == "github":
-                out.write(
-                    output.annotation(
-                        "warning",
-                        f"not migrated: {result.reason}",
-                        file=_repo_path(engine, path),
-                        line=1,
-                        title="fixture-migrate",
-                    )
-                )
+            emit.unclaimed(path, result.reason)
         elif result.status == "skipped":
             report.note(f"{_display(path)}: skipped: {result.reason}")
         elif result.status == Status.UNCHANGED:
             report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
-            if _handle_change(
-                engine, result, diff, mode, out=out, report=report, output_format=output_format, record=record
-            ):
+            if _handle_change(engine, result, diff, mode, emit=emit, report=report, record=record):
                 cases += result.cases
                 moved.update(result.to_extensions)
     summary = {
@@ -213,8 +202,7 @@ def run_migrate(
         "moved_to_extensions": dict(sorted(moved.items())),
         "written": mode.write,
     }
-    if output_format == "json":
-        out.write(dump_json({"files": records, "summary": summary}) + "\n")
+    emit.migrate_end(records, summary)
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     if cache is not None:
         cache.save()
@@ -241,9 +229,8 @@ def _handle_change(
     diff: str,
     mode: MigrateMode,
     *,
-    out: TextIO,
+    emit: Emitter,
     report: Report,
-    output_format: str,
     record: dict[str, Any],
 ) -> bool:
     """Show, check and/or write one planned change (`diff` its unified diff when shown);
@@ -257,12 +244,7 @@ def _handle_change(
         moved_to_extensions=result.to_extensions,
     )
     if mode.diff:
-        if output_format == "json":
-            record["diff"] = diff
-        elif output_format == "github":
-            output.write_github_diff(out, diff, _repo_path(engine, result.path))
-        else:
-            output.write_diff(out, diff)
+        emit.diff(result.path, diff, record)
     if mode.check:
         report.found = True
     if mode.write:
@@ -275,29 +257,17 @@ def _handle_change(
             return False
     record["written"] = mode.write
     verb = "migrated" if mode.write else "would migrate"
-    if output_format == "github":
-        level = "error" if mode.check else "notice" if mode.write else "warning"
-        adapters = ", ".join(result.adapters)
-        message = f"{verb} to {c.CANONICAL_SCHEMA_VERSION} by {adapters}"
-        if not mode.write:
-            message += f"; run `fixture-migrate migrate {shown.split(' -> ')[0]}` and commit the result"
-        out.write(
-            output.annotation(
-                level,
-                message,
-                file=_repo_path(engine, result.path),
-                line=result.first_changed_line,
-                title="fixture-migrate",
-            )
-        )
+    emit.change(
+        result.path,
+        verb=verb,
+        shown=shown,
+        adapters=result.adapters,
+        line=result.first_changed_line,
+        check=mode.check,
+        write=mode.write,
+    )
     report.note(f"{verb} {shown} ({', '.join(result.adapters)})", always=not mode.diff)
     return True
-
-
-def _repo_path(engine: Engine, path: Path) -> str:
-    from fixture_migrate.migration.paths import relative_source
-
-    return relative_source(path, engine.options.repo_root)
 
 
 def _load_all(
@@ -318,75 +288,14 @@ def _load_all(
     return loaded
 
 
-_UNSAFE_LEADS = (
-    b"\x7f",
-    b"\xc2",
-    b"\xe2\x80",
-    b"\xe2\x81",
-    b"\xd8\x9c",
-    b"\xef\xbf",
-    b"\xe1\xa0\x8e",
-    b"\xef\xbb\xbf",
-    b"\xf3\xa0\x80",
-    b"\xf3\xa0\x81",
-)
-"""UTF-8 starts of every character `escape_json` rewrites (U+061C is D8 9C; U+FFF9-FFFB
-start EF BF; U+180E is E1 A0 8E, U+FEFF EF BB BF, the tags U+E0000-E007F F3 A0 80/81)."""
-
-
-def dump_json(value: Any, *, indent: int | None = 2) -> str:
-    """JSON text as the reference prints it (`JSON.stringify(value, null, 2)`), with
-    terminal-unsafe characters escaped as `\\uXXXX` (still valid JSON)."""
-    return dump_json_bytes(value, indent=indent).decode("utf-8")
-
-
-def dump_json_bytes(value: Any, *, indent: int | None = 2) -> bytes:
-    """`dump_json` as UTF-8 bytes, as orjson writes them (no text in between unless a
-    character must be escaped)."""
-    option = orjson.OPT_INDENT_2 if indent else 0
-    try:
-        raw = orjson.dumps(value, option=option)
-    except TypeError:  # an integer beyond 64 bits: the standard library writes it exactly
-        raw = json.dumps(value, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":")).encode()
-    return _escaped(raw)
-
-
-def _escaped(raw: bytes) -> bytes:
-    # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
-    # byte sequences: most texts (CJK included) are cleared by a few substring searches.
-    if any(lead in raw for lead in _UNSAFE_LEADS):
-        return escape_json(raw.decode("utf-8")).encode("utf-8")
-    return raw
-
-
-def _json_lines(cases: list[Any]) -> bytes:
-    """One compact JSON line per case, escaped as `dump_json` escapes."""
-    dumps = orjson.dumps
-    try:
-        raw = b"\n".join([dumps(case) for case in cases]) + b"\n"
-    except TypeError:  # an integer beyond 64 bits somewhere: case by case, as dump_json does
-        return b"".join(dump_json_bytes(case, indent=None) + b"\n" for case in cases)
-    return _escaped(raw)
-
-
-def _byte_writer(out: TextIO) -> Any:
-    """A function writing bytes to `out`: to its binary buffer where it has one (flushed
-    first, so text written before stays in order), else decoded."""
-    buffer = getattr(out, "buffer", None)
-    if buffer is None:
-        return lambda data: out.write(data.decode("utf-8"))
-    out.flush()
-    return buffer.write
-
-
-_READER: tuple[Reader, bool, str] | None = None
+_READER: tuple[Reader, bool, type[Emitter]] | None = None
 
 
 def _start_reader(options: Options, as_migrated: bool, output_format: str) -> None:
     from fixture_migrate.migration.reader import Reader
 
     global _READER
-    _READER = (Reader(Engine(options)), as_migrated, output_format)
+    _READER = (Reader(Engine(options)), as_migrated, emitter_class(output_format))
 
 
 def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
@@ -408,7 +317,7 @@ def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, 
     if error is not None:
         return path, "error", error, b"", 0
     assert _READER is not None
-    reader, as_migrated, output_format = _READER
+    reader, as_migrated, emitter = _READER
     loaded = reader.load(path)
     if loaded.error is not None:
         return path, "error", loaded.error, b"", 0
@@ -426,10 +335,7 @@ def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, 
         return path, "error", problem, b"", 0
     if not cases:
         return path, "cases", None, b"", 0
-    if output_format == "jsonl":
-        return path, "cases", None, _json_lines(cases), len(cases)
-    # The members of this file's array, indented as members of the one array printed.
-    return path, "cases", None, dump_json_bytes(cases)[2:-2], len(cases)
+    return path, "cases", None, emitter.encode_cases(cases), len(cases)
 
 
 def run_normalize(
@@ -450,8 +356,8 @@ def run_normalize(
     results = ordered_map(
         _normalize_one, files, jobs=jobs, initializer=_start_reader, initargs=(options, as_migrated, output_format)
     )
-    written = 0
-    write = _byte_writer(out)
+    emit = emitter_for(output_format, out=out, root=options.repo_root)
+    emit.cases_begin()
     for path, status, error, text, count in report.track(results, "normalize", total):
         if status == "error":
             assert error is not None
@@ -463,15 +369,9 @@ def run_normalize(
             continue
         if report.verbose:
             report.note(f"{_display(path)}: {count} case(s)")
-        if not text:
-            continue
-        if output_format == "jsonl":
-            write(text)
-        else:
-            write((b"[\n" if not written else b",\n") + text)
-        written += 1
-    if output_format != "jsonl":
-        write(b"\n]\n" if written else b"[]\n")
+        if text:
+            emit.cases(text)
+    emit.cases_end()
     return report.exit_code
 
 
@@ -531,14 +431,14 @@ def run_validate(
     """
     from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.locate import error_place
-    from fixture_migrate.migration.paths import relative_source
     from fixture_migrate.migration.reader import CaseOrigin, Reader
     from fixture_migrate.migration.validation import duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
-    place = output_format != "json"
-    stream_json = output_format == "json" and not readiness
+    emit = emitter_for(output_format, out=out, root=options.repo_root)
+    emit.validation_begin(readiness=readiness)
+    place = emit.places_errors
     results = ordered_map(
         _validate_one,
         files,
@@ -548,10 +448,9 @@ def run_validate(
     )
     reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
     first_file: dict[str, Any] = {}
-    kept: list[ValidationError] = []  # JSON with readiness: one document at the end
     skills: dict[Any, Any] | None = {} if readiness else None
     refs = RefChecker(options.repo_root, check_exists=check_refs) if readiness else None
-    errors = problems = checked_files = written = 0
+    errors = problems = checked_files = 0
     for checked in report.track(results, "validate", total):
         for problem in checked.problems:
             report.error(_display(checked.path), problem)
@@ -587,68 +486,16 @@ def run_validate(
 
             assert refs is not None
             add_readiness(skills, checked.normalized, refs)
-        if not found:
-            continue
-        if output_format == "json":
-            if stream_json:
-                text = dump_json([entry for entry, _ in found])[2:-2]
-                out.write(("[\n" if not written else ",\n") + text)
-                written += 1
-            else:
-                kept.extend(entry for entry, _ in found)
-        elif output_format == "github":
-            name = relative_source(checked.path, options.repo_root)
-            for entry, where in found:
-                if entry["reason_code"] in (c.DUPLICATE_KEY, c.CASE_NOT_OBJECT):
-                    continue  # annotated already, as the file error it also is
-                line, col = where if where is not None else (None, None)
-                message = f"{entry.get('id') or '-'}: {entry['message']}"
-                out.write(
-                    output.annotation("error", message, file=name, line=line, col=col, title=entry["reason_code"])
-                )
-        else:
-            lines = []
-            for entry, where in found:
-                shown = entry.get("source_file") or "-"
-                if where is not None:
-                    shown += f":{where[0]}:{where[1]}"
-                elif entry.get("line"):
-                    shown += f":{entry['line']}"
-                lines.append(
-                    escape_text(f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n"
-                )
-            out.write("".join(lines))
+        if found:
+            emit.validation_errors(checked.path, found)
     ready = list(skills.values()) if skills is not None else None
-    if output_format == "json":
-        if stream_json:
-            out.write("\n]\n" if written else "[]\n")
-        else:
-            assert ready is not None
-            out.write(dump_json({"errors": kept, "readiness": [s.as_dict() for s in ready]}) + "\n")
-    elif output_format == "github":
-        _annotate_readiness(ready, out=out)
-    elif ready is not None:
-        from fixture_migrate.contract.readiness import readiness_text
-
-        out.write("".join(escape_text(line) + "\n" for line in readiness_text(ready).splitlines()))
+    emit.validation_end(ready)
     report.found = bool(errors) or (ready is not None and not all(skill.ready for skill in ready))
     parts = [("files checked", checked_files), ("validation errors", errors), ("file errors", problems)]
     if ready is not None:
         parts.append(("skills not ready", sum(1 for skill in ready if not skill.ready)))
     report.summary(parts)
     return report.exit_code
-
-
-def _annotate_readiness(skills: list[Any] | None, *, out: TextIO) -> None:
-    for skill in skills or ():
-        if skill.ready:
-            continue
-        name = skill.skill if skill.skill is not None else "(no skill)"
-        message = (
-            f"skill {name} is not ready: no valid {' or '.join(skill.missing)} case; {'; '.join(skill.next_steps())}"
-        )
-        first = skill.files[0] if skill.files else None
-        out.write(output.annotation("error", message, file=first, line=1 if first else None, title="readiness"))
 
 
 def run_schema(*, out: TextIO) -> int:

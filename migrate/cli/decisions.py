@@ -9,9 +9,9 @@ from typing import Any, TextIO
 
 from fixture_migrate.adapting.claims import Claim, claim_words
 from fixture_migrate.cli import output
-from fixture_migrate.cli.commands import _display, _load_all, dump_json
+from fixture_migrate.cli.commands import _display, _load_all
+from fixture_migrate.cli.emitters import emitter_for
 from fixture_migrate.cli.report import Report
-from fixture_migrate.migration.diff import escape_text
 from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.migration.reader import Reader
 
@@ -36,12 +36,10 @@ def run_detect(
     reader = Reader(Engine(options))
     records: list[dict[str, Any]] = []
     named = {path for path in paths if not path.is_dir()}
-    text = output_format == "text"
+    emit = emitter_for(output_format, out=out, root=options.repo_root)
 
     def line(where: str, claim: str, reason: str) -> None:
-        if text:
-            shown = f"{where}: {claim}" + (f" ({reason})" if report.verbose and reason else "")
-            out.write(escape_text(shown) + "\n")
+        emit.detection(where, claim, reason, verbose=report.verbose)
 
     for loaded in _load_all(reader, paths, report):
         shown = _display(loaded.path)
@@ -84,14 +82,9 @@ def run_detect(
                 }
             )
             line(where, said, claim.reason)
-            if output_format == "github" and adapter is not None and adapter.kind != "canonical":
-                from fixture_migrate.migration.paths import relative_source
-
-                message = f"legacy fixture ({said}); `fixture-migrate migrate {shown}` rewrites it as v1"
-                name = relative_source(loaded.path, options.repo_root)
-                out.write(output.annotation("notice", message, file=name, line=1, title="fixture-migrate"))
-    if output_format == "json":
-        out.write(dump_json(records) + "\n")
+            if adapter is not None and adapter.kind != "canonical":
+                emit.legacy(loaded.path, shown, said)
+    emit.detect_end(records)
     return report.exit_code
 
 

@@ -32,7 +32,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
@@ -58,12 +58,7 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.paths import diff_name
-from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
-
-if TYPE_CHECKING:  # `run_export` is the command's shell; only the command line passes a Report
-    from fixture_migrate.cli.report import Report
+from fixture_migrate.migration.writes import read_fixture, resolve_target
 
 
 @dataclass(frozen=True)
@@ -327,80 +322,4 @@ def _same_native(dest: Path, old_bytes: bytes, new_bytes: bytes, syntax: str) ->
     return same_data(old.data, new.data) and old.header == new.header
 
 
-def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_format: str = "text") -> int:
-    """Run `fixture-migrate export`; returns the exit code (0 done or nothing to do; 1 with
-    `--check` when DEST would change; 2 on an error, or any loss with `--strict`)."""
-    shown = request.dest.as_posix()
-    result: dict[str, Any] = {
-        "dest": shown,
-        "to": request.target,
-        "status": "error",
-        "cases": 0,
-        "losses": [],
-        "errors": [],
-    }
-    try:
-        plan = plan_export(request)
-    except ImportFailed as failure:
-        for path, error in failure.errors:
-            report.error(path.as_posix() if isinstance(path, Path) else path, error)
-            result["errors"].append({"file": str(path), "code": error.code, "message": error.message})
-        return _finish(report, result, out, output_format)
-    except RecursionError:
-        report.error(shown, FixtureError("nesting too deep to export", code="too_deep"))
-        return _finish(report, result, out, output_format)
-    result.update(
-        to=plan.adapter.format,
-        cases=plan.cases,
-        restored=plan.restored,
-        losses=plan.losses.as_json(),
-        warnings=plan.warnings,
-    )
-    for line in plan.warnings + plan.losses.lines():
-        report.print(line)
-    if plan.losses and request.strict:
-        error = FixtureError(f"{len(plan.losses)} loss(es) with --strict; nothing written", code="loss")
-        report.error(shown, error)
-        result["errors"].append({"file": shown, "code": "loss", "message": error.message})
-        return _finish(report, result, out, output_format)
-    for note in plan.notes:
-        report.note(note)
-    if not plan.changed:
-        report.count("unchanged")
-        result["status"] = "unchanged"
-        report.note(f"{shown}: unchanged ({plan.cases} case(s), {plan.adapter.format})", always=True)
-        return _finish(report, result, out, output_format)
-    if request.diff:
-        out.write(render_file_diff(plan.old_bytes, plan.new_bytes, diff_name(request.dest, request.repo_root)))
-    if request.check:
-        report.found = True
-    if request.diff or request.check:
-        result["status"] = "would_change"
-        if not request.diff:
-            report.note(f"would export {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
-        return _finish(report, result, out, output_format)
-    try:
-        make_directories(request.dest.parent, request.repo_root)
-        write_atomic(
-            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-        )
-    except (FixtureError, OSError) as error:
-        failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
-        report.error(shown, failure)
-        result["errors"].append({"file": shown, "code": failure.code, "message": failure.message})
-        return _finish(report, result, out, output_format)
-    report.count("changed")
-    result["status"] = "written"
-    report.note(f"exported {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
-    return _finish(report, result, out, output_format)
-
-
-def _finish(report: Report, result: dict[str, Any], out: TextIO, output_format: str) -> int:
-    code = report.exit_code
-    if output_format == "json":
-        result["exit_code"] = code
-        out.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    return code
-
-
-__all__ = ["ExportPlan", "ExportRequest", "export_adapter", "plan_export", "read_canonical", "run_export"]
+__all__ = ["ExportPlan", "ExportRequest", "export_adapter", "plan_export", "read_canonical"]

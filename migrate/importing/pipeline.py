@@ -1,8 +1,9 @@
 """`fixture-migrate import`: files written for other eval tools become one canonical v1 file.
 
-(Some 660 lines, over the ~500 the project aims for: detection, the assembly of the
-canonical payload, its checks and the in-place re-import are the steps of one pipeline;
-`run_import`, the command's shell, belongs with the other commands in `cli/`.)
+(Some 680 lines, over the ~500 the project aims for: detection, the assembly of the
+canonical payload, its checks and the in-place re-import are the steps of one pipeline.
+The command's shell, which prints and decides the exit code, is
+`fixture_migrate.cli.exchange.run_import`.)
 
 Data flows one way, as for `migrate` (DESIGN.md, "Architecture"):
 
@@ -38,7 +39,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
@@ -57,12 +58,8 @@ from fixture_migrate.importing.base import (
     unique_ids,
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
-from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.paths import diff_name, relative_source
-from fixture_migrate.migration.writes import make_directories, read_fixture, resolve_target, write_atomic
-
-if TYPE_CHECKING:  # `run_import` is the command's shell; only the command line passes a Report
-    from fixture_migrate.cli.report import Report
+from fixture_migrate.migration.paths import relative_source
+from fixture_migrate.migration.writes import read_fixture, resolve_target
 
 AUTO = "auto"
 
@@ -686,58 +683,6 @@ def _align(new: list[Any], old: list[Any], path: tuple[str | int, ...]) -> list[
     return items
 
 
-# --- the command -------------------------------------------------------------------------
-
-
-def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
-    """Run `fixture-migrate import`; returns the exit code (0 done or nothing to do; 1 with
-    `--check` when DEST would change; 2 on any error, with nothing written)."""
-    shown = request.dest.as_posix()
-    try:
-        plan = plan_import(
-            request, on_note=lambda message: report.note(message, always=message.startswith(("warning", "mapped")))
-        )
-    except ImportFailed as failure:
-        for path, error in failure.errors:
-            report.error(path.as_posix() if isinstance(path, Path) else path, error)
-        return report.exit_code
-    except RecursionError:
-        report.error(shown, FixtureError("nesting too deep to import", code="too_deep"))
-        return report.exit_code
-    except Exception as exc:  # noqa: BLE001 - a bug (a plugin's, say) is one line and exit 2, never a traceback
-        report.error(shown, FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal"))
-        return report.exit_code
-    if not plan.changed:
-        report.count("unchanged")
-        report.note(f"{shown}: unchanged ({_cases(plan.cases)}, {plan.adapter.format})", always=True)
-        return report.exit_code
-    if request.diff:
-        out.write(render_file_diff(plan.old_bytes, plan.new_bytes, diff_name(request.dest, request.repo_root)))
-    if request.check:
-        report.found = True
-    verb = "updated" if plan.old_bytes is not None else "imported"
-    if not (request.diff or request.check):
-        try:
-            make_directories(request.dest.parent, request.repo_root)
-            write_atomic(
-                request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-            )
-        except (FixtureError, OSError) as error:
-            failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
-            report.error(shown, failure)
-            return report.exit_code
-    else:
-        verb = f"would {'update' if plan.old_bytes is not None else 'import'}"
-    report.count("changed")
-    if not request.diff:
-        report.note(f"{verb} {shown}: {_cases(plan.cases)} ({plan.adapter.format})", always=True)
-    return report.exit_code
-
-
-def _cases(n: int) -> str:
-    return f"{n} case" if n == 1 else f"{n} cases"
-
-
 __all__ = [
     "ImportFailed",
     "ImportPlan",
@@ -749,7 +694,6 @@ __all__ = [
     "plan_import",
     "read_sources",
     "render_new",
-    "run_import",
     "syntax_for",
     "is_lfs_pointer",
 ]
