@@ -5,10 +5,11 @@ product on `out` (diffs, normalized cases, validation errors, detections) and
 its messages through `report`, and returns the exit code the report decides.
 The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
 
-Over 500 lines because the streaming runs (`migrate`, `normalize`, `validate`) each
-keep beside them the worker function they map over files on `--jobs` processes and
-the output they assemble as the results come back in file order; they share the
-JSON writing and the report, which a split would scatter over several modules.
+The streaming runs (`migrate`, `normalize`, `validate`) each keep beside them the
+worker function they map over files on `--jobs` processes. How each output format
+prints is `fixture_migrate.cli.emitters`'s; the runs of `detect` and `suggest` are in
+`fixture_migrate.cli.decisions`, those of `import` and `export` in
+`fixture_migrate.cli.exchange`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from fixture_migrate.slots import Record
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
     from fixture_migrate.contract.validate import RefChecker, ValidationError
     from fixture_migrate.migration.cache import Cache
-    from fixture_migrate.migration.reader import LoadedFile, Reader
+    from fixture_migrate.migration.reader import Reader
     from fixture_migrate.migration.validation import CheckedFile
 
 
@@ -268,24 +269,6 @@ def _handle_change(
     )
     report.note(f"{verb} {shown} ({', '.join(result.adapters)})", always=not mode.diff)
     return True
-
-
-def _load_all(
-    reader: Reader, paths: Sequence[Path], report: Report, *, last_duplicate_wins: bool = False
-) -> list[LoadedFile]:
-    from fixture_migrate.migration.reader import LoadedFile
-
-    loaded = []
-    files = list(iter_selected(paths, reader.engine.options))
-    for path, error in report.track(files, "read", len(files)):
-        item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
-        loaded.append(item)
-        if item.error is None:
-            from fixture_migrate.adapting.claims import claim_words
-
-            words = [claim_words(claim) for claim in item.claims] or ["not a fixture"]
-            report.note(f"{_display(path)}: {'; '.join(words)}")
-    return loaded
 
 
 _READER: tuple[Reader, bool, type[Emitter]] | None = None

@@ -9,11 +9,27 @@ from typing import Any, TextIO
 
 from fixture_migrate.adapting.claims import Claim, claim_words
 from fixture_migrate.cli import output
-from fixture_migrate.cli.commands import _display, _load_all
+from fixture_migrate.cli.commands import _display
 from fixture_migrate.cli.emitters import emitter_for
 from fixture_migrate.cli.report import Report
+from fixture_migrate.config import iter_selected
 from fixture_migrate.migration.engine import Engine, Options
-from fixture_migrate.migration.reader import Reader
+from fixture_migrate.migration.reader import LoadedFile, Reader
+
+
+def _load_all(
+    reader: Reader, paths: Sequence[Path], report: Report, *, last_duplicate_wins: bool = False
+) -> list[LoadedFile]:
+    """Every file under `paths`, read and claimed; `-v` names each file's claims."""
+    loaded = []
+    files = list(iter_selected(paths, reader.engine.options))
+    for path, error in report.track(files, "read", len(files)):
+        item = LoadedFile(path, error=error) if error else reader.load(path, last_duplicate_wins=last_duplicate_wins)
+        loaded.append(item)
+        if item.error is None:
+            words = [claim_words(claim) for claim in item.claims] or ["not a fixture"]
+            report.note(f"{_display(path)}: {'; '.join(words)}")
+    return loaded
 
 
 def run_detect(
