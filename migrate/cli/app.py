@@ -21,6 +21,7 @@ import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
 from fixture_migrate.cli import app_cache, app_exchange, commands, decisions
+from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
     AsMigrated,
     ConfigFile,
@@ -133,7 +134,7 @@ def migrate(
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
-            live_stdout=mode.diff or fmt == "github",
+            live_stdout=mode.diff or emitter_class(fmt).annotates,
         ),
         output_format=fmt,
         jobs=values["jobs"] or default_jobs(),
@@ -280,7 +281,7 @@ def detect(
             root=settings.options.repo_root,
             quiet=values["quiet"],
             verbose=values["verbose"],
-            live_stdout=fmt != "json",
+            live_stdout=not emitter_class(fmt).one_document,
         ),
         output_format=fmt,
     )

@@ -161,7 +161,7 @@ def run_migrate(
             record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
         if result.import_from:
             record["import_from"] = result.import_from
-        if emit.keeps_records:  # only a document printed at the end needs every file's record
+        if emit.one_document:  # only a document printed at the end needs every file's record
             records.append(record)
         if result.status == Status.ERROR:
             assert result.error is not None

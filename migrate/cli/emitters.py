@@ -43,8 +43,11 @@ class Emitter:
     """
 
     name: ClassVar[str] = ""
-    keeps_records: ClassVar[bool] = False
-    """Whether `migrate` keeps every file's record for a document printed at the end."""
+    one_document: ClassVar[bool] = False
+    """Whether the format prints one document at the end of a run (for which `migrate`
+    keeps every file's record) and nothing on stdout while files are processed."""
+    annotates: ClassVar[bool] = False
+    """Whether the format writes a line on stdout per finding as files are processed."""
     places_errors: ClassVar[bool] = True
     """Whether `validate` places each error on its line and column (read from the file's text)."""
 
@@ -67,7 +70,9 @@ class Emitter:
     def diff(self, path: Path, diff: str, record: dict[str, Any]) -> None:
         """The unified diff of one planned change (`record` is the file's JSON record)."""
 
-    def change(self, path: Path, *, verb: str, shown: str, adapters: list[str], line: int | None, check: bool, write: bool) -> None:
+    def change(
+        self, path: Path, *, verb: str, shown: str, adapters: list[str], line: int | None, check: bool, write: bool
+    ) -> None:
         """A change planned (`check` or a diff) or written (`write`) by `adapters`."""
 
     def migrate_end(self, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
@@ -137,7 +142,8 @@ class TextEmitter(Emitter):
                 shown += f":{where[0]}:{where[1]}"
             elif entry.get("line"):
                 shown += f":{entry['line']}"
-            lines.append(escape_text(f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}") + "\n")
+            text = f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}"
+            lines.append(escape_text(text) + "\n")
         self.out.write("".join(lines))
 
     def validation_end(self, ready: list[Any] | None) -> None:
@@ -157,7 +163,7 @@ class JsonEmitter(Emitter):
     error objects file by file, `normalize` its array of cases."""
 
     name = "json"
-    keeps_records = True
+    one_document = True
     places_errors = False
 
     def diff(self, path: Path, diff: str, record: dict[str, Any]) -> None:
@@ -214,8 +220,11 @@ class GithubEmitter(Emitter):
     `out` is a `GithubStream`, which makes every other line inert."""
 
     name = "github"
+    annotates = True
 
-    def _annotate(self, level: str, message: str, *, file: str | None, line: int | None, title: str, col: int | None = None) -> None:
+    def _annotate(
+        self, level: str, message: str, *, file: str | None, line: int | None, title: str, col: int | None = None
+    ) -> None:
         self.out.write(output.annotation(level, message, file=file, line=line, col=col, title=title))
 
     def unclaimed(self, path: Path, reason: str) -> None:
@@ -224,7 +233,9 @@ class GithubEmitter(Emitter):
     def diff(self, path: Path, diff: str, record: dict[str, Any]) -> None:
         output.write_github_diff(self.out, diff, self.file_name(path))
 
-    def change(self, path: Path, *, verb: str, shown: str, adapters: list[str], line: int | None, check: bool, write: bool) -> None:
+    def change(
+        self, path: Path, *, verb: str, shown: str, adapters: list[str], line: int | None, check: bool, write: bool
+    ) -> None:
         level = "error" if check else "notice" if write else "warning"
         message = f"{verb} to {c.CANONICAL_SCHEMA_VERSION} by {', '.join(adapters)}"
         if not write:

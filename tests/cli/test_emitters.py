@@ -14,7 +14,7 @@ from fixture_migrate.cli.output import GithubStream
 CLI = Path(emitters.__file__).parent
 
 
-@pytest.mark.parametrize("module", ["commands.py", "decisions.py", "exchange.py"])
+@pytest.mark.parametrize("module", ["app.py", "app_exchange.py", "commands.py", "decisions.py", "exchange.py"])
 def test_the_runs_do_not_branch_on_the_output_format(module: str) -> None:
     source = (CLI / module).read_text(encoding="utf-8")
     assert not re.search(r"(output_format|fmt)\s*[!=]=", source)
@@ -28,7 +28,11 @@ def test_each_format_has_its_emitter() -> None:
 
 def test_json_lines_and_json_arrays_of_cases() -> None:
     cases = [{"id": "a"}, {"id": "b"}]
-    for name, expected in (("json", '[\n  {\n    "id": "a"\n  },\n  {\n    "id": "b"\n  }\n]\n'), ("jsonl", '{"id":"a"}\n{"id":"b"}\n')):
+    expected_of = {
+        "json": '[\n  {\n    "id": "a"\n  },\n  {\n    "id": "b"\n  }\n]\n',
+        "jsonl": '{"id":"a"}\n{"id":"b"}\n',
+    }
+    for name, expected in expected_of.items():
         out = io.StringIO()
         emit = emitters.emitter_for(name, out=out, root=Path("."))
         emit.cases_begin()
