@@ -26,6 +26,7 @@ from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.new_errors import adds_validation_errors
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError
 from fixture_migrate.formats import (
@@ -212,71 +213,6 @@ def first_changed_line(old: bytes, new: bytes) -> int:
         if before != after:
             return index + 1
     return min(len(a), len(b))
-
-
-_VALIDATED = (
-    "skill",
-    "id",
-    "input",
-    "coverage_tags",
-    "source_refs",
-    "source_ref_authority",
-    "expected_outcome",
-    "boundary_note",
-    "forbidden_signals",
-)
-"""The members of a normalized case that `validate_case` reads (with `check_exists` off, its
-reason codes are a function of these values alone)."""
-
-
-def _same(a: Any, b: Any) -> bool:
-    """`a == b` with the types equal too, at every level (`1 == True` in Python, not in JSON)."""
-    if type(a) is not type(b):
-        return False
-    if type(a) is list:
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(_same(value, b[key]) for key, value in a.items())
-    return a == b
-
-
-def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
-    """Whether the members `validate_case` reads are the same in both cases (see `_same`)."""
-    for key in _VALIDATED:
-        a, b = case.get(key), old.get(key)
-        kind = a.__class__
-        if kind is not b.__class__:
-            return False
-        if kind is str or a is None:
-            if a != b:
-                return False
-        elif not _same(a, b):
-            return False
-    return True
-
-
-def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
-    """Whether `after` has a validation error `before` has not, at the same case position:
-    every `(position, reason code)` of `after` among those of `before` (duplicate ids within
-    each list included), without validating a case whose
-    validated members are the same on both sides (its reason codes are the same)."""
-    from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
-
-    checker = RefChecker(Path("."), check_exists=False)
-    ids_before, ids_after = CaseIdRegistry(), CaseIdRegistry()
-    for index, case in enumerate(after):
-        old = before[index] if index < len(before) else None
-        duplicate_before = old is not None and ids_before.check(old) is not None
-        if ids_after.check(case) is not None and not duplicate_before:
-            return True
-        if old is not None and _same_validated(case, old):
-            continue
-        codes = {error["reason_code"] for error in validate_case(case, checker)}
-        if not codes:
-            continue
-        if old is None or not codes <= {error["reason_code"] for error in validate_case(old, checker)}:
-            return True
-    return False
 
 
 def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = None) -> FileResult:

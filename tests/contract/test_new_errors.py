@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.contract import rules as c
+from fixture_migrate.contract.new_errors import adds_validation_errors
 from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
-from fixture_migrate.migration.engine import adds_validation_errors
 from hypothesis import given
 from hypothesis import strategies as st
 
