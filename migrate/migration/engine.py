@@ -8,11 +8,6 @@ must parse, conserve every leaf, normalize compatibly with the reference's view
 of the input, add no validation error, and be stable (migrating it again
 changes nothing). A plan that fails a check is an error for that file; the
 other files go on.
-
-(Some 570 lines, over the ~500 the project aims for: the checks a plan must pass
-before a write (the normalized views compared, validation errors compared, the
-first changed line) sit beside the `Engine` that plans, caches and applies, as the
-steps of one checked plan.)
 """
 
 from __future__ import annotations
