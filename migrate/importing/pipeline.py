@@ -1,6 +1,6 @@
 """`fixture-migrate import`: files written for other eval tools become one canonical v1 file.
 
-(Some 680 lines, over the ~500 the project aims for: detection, the assembly of the
+(Some 700 lines, over the ~500 the project aims for: detection, the assembly of the
 canonical payload, its checks and the in-place re-import are the steps of one pipeline.
 The command's shell, which prints and decides the exit code, is
 `fixture_migrate.cli.exchange.run_import`.)
