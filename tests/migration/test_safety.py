@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.cli import commands
+from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
 from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.migration import engine, walk
@@ -202,6 +203,15 @@ def write_step_calls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, int]
     return json.loads(done.stdout.split("\n")[-2])
 
 
+@pytest.fixture(scope="module")
+def tree_of_40(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], dict[str, tuple[str, bytes]]]:
+    """`(files, expected migrations)` of a 40-file tree built by `build_tree`, planned once
+    for the module: every such tree holds the same names and bytes, wherever it is."""
+    root = tmp_path_factory.mktemp("tree-of-40")
+    build_tree(root, 40)
+    return files(root), expected_migrations(root)
+
+
 def run_killer(call: str, at: int, root: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", KILLER, call, str(at), "migrate", "--repo-root", str(root), str(root)],
@@ -212,24 +222,24 @@ def run_killer(call: str, at: int, root: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("call", WRITE_STEPS)
-def test_sigkill_at_each_step_of_a_write(tmp_path, call, write_step_calls):
-    """SIGKILL exactly when the nth call of one step of the write path begins."""
+def test_sigkill_at_each_step_of_a_write(tmp_path, capsys, call, write_step_calls, tree_of_40):
+    """SIGKILL exactly when the nth call of one step of the write path begins; the run
+    after it (in this process: it is an ordinary run) completes the migration."""
     rng = random.Random(f"{SEED}-{call}")
     calls = write_step_calls.get(call, 0)
     assert calls >= 8, f"a run of 40 files makes only {calls} os.{call} calls"
     root = tmp_path / "repo"
     build_tree(root, 40)
-    original = files(root)
-    migrated = expected_migrations(root)
+    original, migrated = tree_of_40
+    assert files(root) == original
     at = rng.randrange(1, calls + 1)
     done = run_killer(call, at, root)
     assert done.returncode == -signal.SIGKILL, f"os.{call} was called fewer than {at} times"
     leftovers = assert_each_file_whole(root, original, migrated, f"seed {SEED}, killed at os.{call} call {at}")
     assert len(leftovers) <= 2, "at most the temporary file of the write in progress and one link to it"
-    rerun = subprocess.run(
-        [sys.executable, "-m", "fixture_migrate", "migrate", "--repo-root", str(root), str(root)], capture_output=True, env=ENV
-    )
-    assert rerun.returncode == 0, rerun.stderr.decode()[-2000:]
+    capsys.readouterr()
+    rerun = main(["migrate", "--repo-root", str(root), str(root)])
+    assert rerun == 0, capsys.readouterr().err[-2000:]
     now = files(root)
     assert all(now[new_name] == new for new_name, new in migrated.values())
 
