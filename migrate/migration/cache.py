@@ -104,8 +104,12 @@ def run_key(options: Any) -> str:
 
     skills = [[glob.text, name] for glob, name in getattr(options, "skills", ())]
     selection = getattr(options, "selection", None)
-    if skills and selection is not None:
-        skills.append(str(selection.base))  # the skill globs are relative to it
+    # `include` gives a local family's file fixture context; a declared adapter table
+    # (with its `files`) claims files: both decide verdicts. Their globs are relative to
+    # the selection's base.
+    include = None if selection is None or selection.include is None else [g.text for g in selection.include]
+    families = [[name, table, [g.text for g in globs]] for name, table, globs in getattr(options, "families", ())]
+    config_path = getattr(options, "config_path", None)
     parts = [
         _tool_fingerprint(),
         list(sys.version_info[:3]),
@@ -115,8 +119,12 @@ def run_key(options: Any) -> str:
         options.skill,
         list(options.py_names),
         skills,
+        include,
+        families,
+        None if selection is None else str(selection.base),
+        None if config_path is None else str(config_path),
     ]
-    return xxhash.xxh3_128_hexdigest(orjson.dumps(parts))
+    return xxhash.xxh3_128_hexdigest(orjson.dumps(parts, default=str))
 
 
 class Cache:

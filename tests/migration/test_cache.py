@@ -257,3 +257,48 @@ def test_concurrent_runs_agree_and_leave_one_whole_cache_file(tree, monkeypatch)
     value = orjson.loads(path.read_bytes()[len(MAGIC) :])
     assert len(value["entries"]) == 43
     assert sorted(p.name for p in directory.iterdir()) == [".gitignore", path.name]  # no temporary file left
+
+
+def _config_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, records: str) -> Path:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(config)
+    for name in ("a", "b"):
+        (root / "data" / f"{name}.json").write_text(records.replace("NAME", name))
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # A declared adapter table with `files` claims the files; without `files` it claims none.
+        (
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "want"\n',
+            '[tool.fixture-migrate.adapters.odd]\ninput = "ask"\nexpected_outcome = "want"\n',
+        ),
+        # A table's mapping decides what the migration makes (here: `want` goes to extensions).
+        (
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "want"\n',
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "none"\n',
+        ),
+    ],
+)
+def test_a_changed_declared_family_is_not_served_from_the_cache(tmp_path, monkeypatch, capsys, before, after):
+    root = _config_tree(tmp_path, monkeypatch, before, '{"cases": [{"ask": "NAME", "want": "does NAME"}]}\n')
+    assert check(root, monkeypatch, capsys).code == 1
+    (root / "pyproject.toml").write_text(after)
+    cached = check(root, monkeypatch, capsys)
+    assert cached == check(root, monkeypatch, capsys, "--no-cache")
+
+
+def test_a_changed_include_is_not_served_from_the_cache(tmp_path, monkeypatch, capsys):
+    # `include` gives a bare case list outside an evals folder its fixture context.
+    records = '[{"id": "NAME", "input": "NAME it", "expected_outcome": "done"}]\n'
+    root = _config_tree(tmp_path, monkeypatch, '[tool.fixture-migrate]\ninclude = ["data/*.json"]\n', records)
+    assert check(root, monkeypatch, capsys).code == 1
+    (root / "pyproject.toml").write_text("[tool.fixture-migrate]\n")
+    cached = check(root, monkeypatch, capsys)
+    assert cached.code == 0
+    assert cached == check(root, monkeypatch, capsys, "--no-cache")
