@@ -43,6 +43,7 @@ learnt again next time). A file that is not a cache of this format and key
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,12 @@ from typing import Any
 import orjson
 import xxhash
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.writes import is_inside, make_directories, write_file
+from fixture_migrate.migration.writes import TEMP_SUFFIX, is_inside, make_directories, write_file
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
-MAGIC = b"fixture-migrate cache 3\n"
+MAGIC_PREFIX = b"fixture-migrate cache "
+MAGIC = MAGIC_PREFIX + b"3\n"
 """The first line of every cache file: a file without it is not read."""
 
 CACHEABLE = ("unchanged", "not_fixture", "changed")
@@ -255,26 +257,53 @@ def _read(path: Path, key: str) -> dict[str, list[Any]]:
     return entries
 
 
+GITIGNORE = b"# Created by fixture-migrate: its cache, safe to delete.\n*\n"
+"""The `.gitignore` a cache directory holds."""
+
+_CACHE_NAME = re.compile(r"[0-9a-f]{32}\.cache")
+_TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.cache\.[^/]*" + re.escape(TEMP_SUFFIX))
+
+
 def _prepare(directory: Path, root: Path | None) -> None:
     """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
     root rule, as every write: nothing is written through a symlink leading outside it)."""
     make_directories(directory, root)
     ignore = directory / ".gitignore"
     if not ignore.exists():
-        write_file(ignore, b"# Created by fixture-migrate: its cache, safe to delete.\n*\n", root=root)
+        write_file(ignore, GITIGNORE, root=root)
+
+
+def _ours(entry: os.DirEntry[str]) -> bool:
+    """Whether `entry` is a file the cache wrote: a cache file (its name and first bytes), a
+    temporary file of one, or the `.gitignore` it made. A directory named by
+    `FIXTURE_MIGRATE_CACHE_DIR` may hold other files of the same names: they are not ours."""
+    if not entry.is_file(follow_symlinks=False):
+        return False
+    if _TEMP_NAME.fullmatch(entry.name):
+        return True
+    if entry.name == ".gitignore":
+        expected = GITIGNORE
+    elif _CACHE_NAME.fullmatch(entry.name):
+        expected = MAGIC_PREFIX
+    else:
+        return False
+    try:
+        with open(entry.path, "rb") as handle:
+            found = handle.read(len(GITIGNORE) + 1)
+    except OSError:
+        return False
+    return found == expected if expected is GITIGNORE else found.startswith(expected)
 
 
 def clean(repo_root: Path) -> Path | None:
     """Remove the cache directory of `repo_root` (see `cache_dir`); returns it, or None
-    when there was none. Only the cache's own files are removed: a directory holding
-    anything else is left in place with those files."""
+    when there was none. Only the cache's own files are removed (`_ours`): a directory
+    holding anything else is left in place with those files."""
     directory = cache_dir(repo_root)
     if not directory.is_dir() or directory.is_symlink():
         return None
     for entry in os.scandir(directory):
-        if entry.is_file(follow_symlinks=False) and (entry.name.endswith(".cache") or entry.name == ".gitignore"):
-            os.unlink(entry.path)
-        elif entry.name.endswith(".fixture-migrate.tmp"):
+        if _ours(entry):
             os.unlink(entry.path)
     try:
         directory.rmdir()

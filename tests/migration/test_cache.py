@@ -302,3 +302,19 @@ def test_a_changed_include_is_not_served_from_the_cache(tmp_path, monkeypatch, c
     cached = check(root, monkeypatch, capsys)
     assert cached.code == 0
     assert cached == check(root, monkeypatch, capsys, "--no-cache")
+
+
+def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, monkeypatch, capsys):
+    # FIXTURE_MIGRATE_CACHE_DIR may name a directory of other files, the repo root itself say:
+    # its `.gitignore` and files that merely end in `.cache` are not the cache's.
+    (tree / ".gitignore").write_text("node_modules/\n")
+    (tree / "build.cache").write_text("keep me")
+    (tree / ("0" * 32 + ".cache")).write_text("not a cache of ours")
+    monkeypatch.setenv(ENV_VAR, str(tree))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(tree)) == 3
+    run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert (tree / ".gitignore").read_text() == "node_modules/\n"
+    assert (tree / "build.cache").read_text() == "keep me"
+    assert (tree / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
+    assert len(cache_files(tree)) == 2
