@@ -16,7 +16,7 @@ What an entry is keyed on, so that a stale verdict cannot be used:
 - in the name of the cache file, everything else a verdict depends on: the tool
   (its version, and the size and mtime of each of its modules, so an edited
   checkout never reuses the verdicts of the code before), the Python and orjson
-  versions, the installed adapter plugins (name, distribution and version), and
+  versions, the ruamel.yaml and libcst installs (they render YAML and Python fixtures), the installed adapter plugins (name, distribution and version), and
   the run's configuration (repo root, skill, skill globs, `include` globs, the adapter
   tables declared with `files`, `--py-name`, the configuration file's place).
 
@@ -90,6 +90,28 @@ def _tool_fingerprint() -> list[Any]:
     return found
 
 
+PARSERS = ("ruamel.yaml", "libcst")
+"""The libraries that read and write YAML and Python fixtures: their release decides what a
+file's rendering is, so whether it would change."""
+
+
+def _parsers() -> list[Any]:
+    """Per library of `PARSERS`, where its `__init__.py` is, and its size and mtime (an
+    upgrade or reinstall rewrites it), found without importing the library."""
+    from importlib.util import find_spec
+
+    found: list[Any] = []
+    for name in PARSERS:
+        try:
+            spec = find_spec(name)
+            origin = spec.origin if spec is not None else None
+            info = os.stat(origin) if origin else None
+        except (ImportError, ValueError, OSError):
+            origin, info = None, None
+        found.append([name, origin, None if info is None else [info.st_size, info.st_mtime_ns]])
+    return found
+
+
 def _plugins() -> list[Any]:
     """Name, distribution and version of each installed adapter plugin."""
     from fixture_migrate.adapting.registry import ENTRY_POINT_GROUP, entry_points_of
@@ -117,6 +139,7 @@ def run_key(options: Any) -> str:
         _tool_fingerprint(),
         list(sys.version_info[:3]),
         orjson.__version__,
+        _parsers(),
         _plugins(),
         str(options.repo_root),
         options.skill,

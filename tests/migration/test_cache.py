@@ -318,3 +318,20 @@ def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, mo
     assert (tree / "build.cache").read_text() == "keep me"
     assert (tree / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
     assert len(cache_files(tree)) == 2
+
+
+def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, monkeypatch, capsys):
+    # ruamel.yaml and libcst render YAML and Python fixtures: their release decides "unchanged".
+    check(tree, monkeypatch, capsys)
+    (parser,) = [entry for entry in cache_module._parsers() if entry[0] == "ruamel.yaml"]
+    assert parser[1] is not None and parser[2] is not None
+    init = Path(parser[1])
+    info = init.stat()
+    if not os.access(init, os.W_OK):
+        pytest.skip("the installed ruamel.yaml is read-only here")
+    try:
+        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+        check(tree, monkeypatch, capsys)
+    finally:
+        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
