@@ -215,7 +215,8 @@ class Cache:
 
     def save(self) -> bool:
         """Write what this run learnt, merged over the file as it is now (another run may
-        have written it meanwhile). Best effort: False when it cannot be written."""
+        have written it meanwhile), less the entries of files no longer under the root.
+        Best effort: False when it cannot be written."""
         if not self._changes:
             return True
         entries = _read(self.path, self.key)

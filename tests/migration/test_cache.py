@@ -335,3 +335,18 @@ def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, monkeyp
     finally:
         os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns))
     assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
+
+
+def test_entries_of_removed_or_renamed_files_are_dropped(tree, monkeypatch, capsys):
+    evals = tree / "skills" / "demo" / "evals"
+    check(tree, monkeypatch, capsys)
+    for round in range(3):
+        (evals / ("other.json" if round == 0 else f"other{round - 1}.json")).rename(evals / f"other{round}.json")
+        check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    entries = orjson.loads(path.read_bytes()[len(MAGIC) :])["entries"]
+    assert sorted(entries) == [
+        "skills/demo/evals/canonical.json",
+        "skills/demo/evals/legacy.json",
+        "skills/demo/evals/other2.json",
+    ]
