@@ -95,17 +95,3 @@ def assert_untouched(source: str, path: str = DEFAULT_PATH) -> None:
     result = plan(source, path)
     assert result.status == "unchanged", result.error and result.error.message
     assert result.new_bytes is None
-
-
-def property_examples(count: int) -> int:
-    """The example count of a property test that sets its own: `count` (or the profile's
-    count, if that is larger) under `HYPOTHESIS_PROFILE=long`, and at most the profile's
-    count under `ci`, the default (see `tests/conftest.py`)."""
-    import os
-
-    from hypothesis import settings
-
-    profile_count = settings.default.max_examples
-    if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "long":
-        return max(count, profile_count)
-    return min(count, profile_count)

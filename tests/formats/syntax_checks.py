@@ -3,7 +3,6 @@ and the corpus files converted to another syntax."""
 
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -102,15 +101,6 @@ def migrated_units(root: Path, relative: Path, raw: bytes) -> tuple[str, list[An
     context = engine.options.context(path)
     view = [reference_cases(unit, context) for unit in document.units]
     return result.status, [unit.data for unit in load_document(new_path, out).units], view
-
-
-@functools.cache
-def json_migration(entry: Path) -> tuple[Path, Path, bytes, Any, tuple[str, list[Any], list[Any]]]:
-    """`(root, relative path, bytes, data, migrated_units of the JSON file)` of a corpus
-    entry, computed once for the session: the YAML and the Python conversion tests compare
-    with the same JSON migration (an assertion that fails raises, and is not cached)."""
-    root, relative, raw, data = corpus_source(entry)
-    return root, relative, raw, data, migrated_units(root, relative, raw)
 
 
 def without_source_file(views: list[Any]) -> list[Any]:

@@ -18,14 +18,14 @@ from libcst.codemod import CodemodTest
 from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,
-    json_migration,
+    corpus_source,
     legacy_payloads,
     migrated_units,
     outcome,
     units,
     without_source_file,
 )
-from tests.helpers import CORPUS_ABSENT, migrate_sample, property_examples
+from tests.helpers import CORPUS_ABSENT, migrate_sample
 
 PATH = "skills/demo-skill/evals/test_cases.py"
 
@@ -413,7 +413,7 @@ class TestCodemod(CodemodTest):
         self.assertCodemod(before, before)
 
 
-@settings(max_examples=property_examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(legacy_payloads(), st.integers(0, 1))
 def test_any_payload_as_python_migrates_as_json_does(data, variant):
     expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
@@ -447,7 +447,8 @@ def test_corpus_converted_to_python_migrates_as_json_does(entry):
     a line with trailing commas), migrates to what the JSON migration gives, read back;
     its reference view is the JSON file's. A JSON Lines file becomes a bare `CASES`
     list, which stays a list holding the JSON migration's cases."""
-    root, relative, _, data, (json_status, expected, json_view) = json_migration(entry)
+    root, relative, raw, data = corpus_source(entry)
+    json_status, expected, json_view = migrated_units(root, relative, raw)
     literal = pprint.pformat(data, width=88, sort_dicts=False) if int(entry.name[:3]) % 2 else _black(data)
     name = "CASES" if relative.suffix == ".jsonl" else "FIXTURE"
     module = f'"""Converted in memory from a corpus file."""\n\n{name} = {literal}\n'.encode()

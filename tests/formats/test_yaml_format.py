@@ -17,14 +17,14 @@ from ruamel.yaml import YAML
 from tests.formats.syntax_checks import (
     check_syntax_migration,
     corpus_entries,
-    json_migration,
+    corpus_source,
     legacy_payloads,
     migrated_units,
     outcome,
     units,
     without_source_file,
 )
-from tests.helpers import CORPUS_ABSENT, migrate_sample, property_examples
+from tests.helpers import CORPUS_ABSENT, migrate_sample
 
 PATH = "skills/demo-skill/evals/cases.yaml"
 
@@ -545,7 +545,7 @@ def test_directory_walk_reads_yaml_and_yml(tmp_path, capsys):
     ]
 
 
-@settings(max_examples=property_examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(legacy_payloads(), st.integers(0, 1))
 def test_any_payload_as_yaml_migrates_as_json_does(data, variant):
     expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
@@ -572,7 +572,8 @@ def test_corpus_converted_to_yaml_migrates_as_json_does(entry):
     """Each corpus file, converted to YAML in memory (alternately folded at ruamel's default
     width with indentless sequences, and unfolded with indented ones), migrates to what
     the JSON migration gives, read back; its reference view is the JSON file's."""
-    root, relative, _, data, (_, expected, json_view) = json_migration(entry)
+    root, relative, raw, data = corpus_source(entry)
+    _, expected, json_view = migrated_units(root, relative, raw)
     converted = _to_yaml(data, int(entry.name[:3]) % 2).encode("utf-8")
     _, got, yaml_view = migrated_units(root, relative.with_suffix(".yaml"), converted)
     assert got == expected

@@ -16,7 +16,6 @@ from fixture_migrate.migration.engine import Engine, Options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import property_examples
 from tests.import_helpers import EXAMPLES, check_import, plan
 
 SAMPLES = '{"input": "What is 2+2?", "ideal": "4"}\n{"input": "Capital of France?", "ideal": ["Paris"]}\n'
@@ -410,7 +409,7 @@ def _ordered(value):
     return value
 
 
-@settings(max_examples=property_examples(150), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(old=_payloads.map(_ordered), new=_payloads.map(_ordered))
 def test_an_update_in_place_is_the_new_data_in_the_layout_a_fresh_import_has(old, new):
     raw = render_new(old)
