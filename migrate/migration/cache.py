@@ -119,7 +119,34 @@ def _plugins() -> list[Any]:
     found = []
     for point in entry_points_of(ENTRY_POINT_GROUP):
         dist = point.dist
-        found.append([point.name, point.value, dist.name if dist else None, dist.version if dist else None])
+        found.append(
+            [point.name, point.value, dist.name if dist else None, dist.version if dist else None, _code_of(point)]
+        )
+    return found
+
+
+def _code_of(point: Any) -> list[Any]:
+    """Size and mtime of each module beside a plugin's entry-point module, so an edited
+    plugin (an editable install keeps its version) does not reuse verdicts of its code before.
+    The run loads the plugin anyway; a module that cannot be found gives nothing."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(point.module)
+    except Exception:  # noqa: BLE001 - the registry reports a broken plugin
+        return []
+    origin = spec.origin if spec is not None else None
+    if not origin or not os.path.isfile(origin):
+        return []
+    folder = os.path.dirname(origin)
+    found: list[Any] = []
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".py"))
+        for name in names:
+            info = os.stat(os.path.join(folder, name))
+            found.append([os.path.join(folder, name), info.st_size, info.st_mtime_ns])
+    except OSError:
+        return [origin]
     return found
 
 
@@ -168,6 +195,7 @@ class Cache:
         self.key = key
         self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
         self.entries = {} if entries is None else entries
+        self.repo_root: Path | None = None  # where entries' paths are relative to, to prune them
         self._changes: dict[str, list[Any] | None] = {}
 
     @classmethod
@@ -183,7 +211,9 @@ class Cache:
                 return None
         key = run_key(options)
         path = directory / f"{key}.cache"
-        return cls(path, key, _read(path, key), root=None if named else root)
+        found = cls(path, key, _read(path, key), root=None if named else root)
+        found.repo_root = root
+        return found
 
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
         """The entry cached for the file at `relative` whose bytes have `content_digest`
@@ -227,6 +257,14 @@ class Cache:
                 entries.pop(relative, None)
             else:
                 entries[relative] = entry
+        if self.repo_root is not None:
+            # Files renamed or removed since: their entries would only grow the file.
+            base = str(self.repo_root)
+            entries = {
+                relative: entry
+                for relative, entry in entries.items()
+                if relative in self._changes or os.path.lexists(os.path.join(base, relative))
+            }
         data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
         try:
             _prepare(self.path.parent, self.root)

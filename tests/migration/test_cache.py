@@ -350,3 +350,23 @@ def test_entries_of_removed_or_renamed_files_are_dropped(tree, monkeypatch, caps
         "skills/demo/evals/legacy.json",
         "skills/demo/evals/other2.json",
     ]
+
+
+def test_an_edited_plugin_of_the_same_version_changes_the_key(tmp_path, monkeypatch):
+    # An editable install keeps its version while its code changes.
+    from importlib.metadata import EntryPoint
+
+    from fixture_migrate.adapting import registry
+    from fixture_migrate.migration.engine import Options
+
+    module = tmp_path / "plugin_of_cache_test.py"
+    module.write_text("ADAPTER = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = EntryPoint("mine", "plugin_of_cache_test:ADAPTER", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points_of", lambda group: [point])
+    options = Options(tmp_path)
+    before = cache_module.run_key(options)
+    assert cache_module.run_key(options) == before
+    info = module.stat()
+    os.utime(module, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert cache_module.run_key(options) != before
