@@ -16,9 +16,11 @@ What an entry is keyed on, so that a stale verdict cannot be used:
 - in the name of the cache file, everything else a verdict depends on: the tool
   (its version, and the size and mtime of each of its modules, so an edited
   checkout never reuses the verdicts of the code before), the Python and orjson
-  versions, the ruamel.yaml and libcst installs (they render YAML and Python fixtures), the installed adapter plugins (name, distribution and version), and
-  the run's configuration (repo root, skill, skill globs, `include` globs, the adapter
-  tables declared with `files`, `--py-name`, the configuration file's place).
+  versions, the ruamel.yaml and libcst installs (they render YAML and Python
+  fixtures), the installed adapter plugins (name, distribution, version, and the size
+  and mtime of the modules beside each entry point's), and the run's configuration
+  (repo root, skill, skill globs, `include` globs, the adapter tables declared with
+  `files`, `--py-name`, the configuration file's place).
 
 The cache only ever skips work, it never decides a write: a "would change"
 verdict serves `--check` alone (its exit code, the file's name and the counts);
