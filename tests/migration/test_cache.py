@@ -313,7 +313,8 @@ def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, mo
     monkeypatch.setenv(ENV_VAR, str(tree))
     check(tree, monkeypatch, capsys)
     assert len(cache_files(tree)) == 3
-    run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    done = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert done.out == f"removed the cache files in {tree} (it holds other files, left in place)\n"
     assert (tree / ".gitignore").read_text() == "node_modules/\n"
     assert (tree / "build.cache").read_text() == "keep me"
     assert (tree / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
