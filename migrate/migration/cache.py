@@ -330,8 +330,15 @@ _TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.cache\.[^/]*" + re.escape(TEMP_SUFFIX)
 
 def _prepare(directory: Path, root: Path | None) -> None:
     """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
-    root rule, as every write: nothing is written through a symlink leading outside it)."""
+    root rule, as every write: nothing is written through a symlink leading outside it).
+
+    A directory named by `FIXTURE_MIGRATE_CACHE_DIR` (`root` None) that exists already
+    gets no `.gitignore`: it may be a folder of other files (a checkout, say), which a
+    `.gitignore` of `*` would hide from git."""
+    existed = os.path.isdir(directory)
     make_directories(directory, root)
+    if existed and root is None:
+        return
     ignore = directory / ".gitignore"
     if not ignore.exists():
         write_file(ignore, GITIGNORE, root=root)

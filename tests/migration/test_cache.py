@@ -371,3 +371,15 @@ def test_an_edited_plugin_of_the_same_version_changes_the_key(tmp_path, monkeypa
     info = module.stat()
     os.utime(module, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
     assert cache_module.run_key(options) != before
+
+
+def test_a_named_directory_that_exists_gets_no_gitignore(tree, tmp_path, monkeypatch, capsys):
+    # A `.gitignore` of `*` in a folder of other files would hide them all from git.
+    monkeypatch.setenv(ENV_VAR, str(tree))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(tree)) == 1
+    assert not (tree / ".gitignore").exists()
+    # One the run creates is the cache's own, and gets it.
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "new" / "cache"))
+    check(tree, monkeypatch, capsys)
+    assert (tmp_path / "new" / "cache" / ".gitignore").read_bytes() == cache_module.GITIGNORE
