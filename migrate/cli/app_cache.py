@@ -1,6 +1,7 @@
 """The typer group `cache`: the cache of earlier verdicts `migrate` keeps
 (`fixture_migrate.migration.cache`), registered on the app by `fixture_migrate.cli.app`."""
 
+import os
 from pathlib import Path
 
 import typer
@@ -23,7 +24,12 @@ def cache_clean(repo_root: RepoRoot = None) -> None:
     from fixture_migrate.migration.cache import clean
 
     removed = clean(_cache_root(repo_root))
-    typer.echo(f"removed {removed}" if removed is not None else "no cache to remove")
+    if removed is None:
+        typer.echo("no cache to remove")
+    elif os.path.lexists(removed):
+        typer.echo(f"removed the cache files in {removed} (it holds other files, left in place)")
+    else:
+        typer.echo(f"removed {removed}")
 
 
 @cache_app.command("dir")

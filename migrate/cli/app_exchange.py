@@ -10,6 +10,7 @@ import typer
 from fixture_migrate.cli.options import ConfigFile, Quiet, RepoRoot, Verbose, resolve_settings
 from fixture_migrate.cli.output import make_report
 
+
 class Authority(StrEnum):
     source = "source"
     historical = "historical"

@@ -11,6 +11,7 @@ from fixture_migrate.cli.output import inert_line
 from fixture_migrate.config import ConfigError, Settings, resolve
 from fixture_migrate.migration.diff import escape_text
 
+
 class NormalizeFormat(StrEnum):
     json = "json"
     jsonl = "jsonl"

@@ -16,8 +16,11 @@ What an entry is keyed on, so that a stale verdict cannot be used:
 - in the name of the cache file, everything else a verdict depends on: the tool
   (its version, and the size and mtime of each of its modules, so an edited
   checkout never reuses the verdicts of the code before), the Python and orjson
-  versions, the installed adapter plugins (name, distribution and version), and
-  the run's configuration (repo root, skill, skill globs, `--py-name`).
+  versions, the ruamel.yaml and libcst installs (they render YAML and Python
+  fixtures), the installed adapter plugins (name, distribution, version, and the size
+  and mtime of the modules beside each entry point's), and the run's configuration
+  (repo root, skill, skill globs, `include` globs, the adapter tables declared with
+  `files`, `--py-name`, the configuration file's place).
 
 The cache only ever skips work, it never decides a write: a "would change"
 verdict serves `--check` alone (its exit code, the file's name and the counts);
@@ -42,6 +45,7 @@ learnt again next time). A file that is not a cache of this format and key
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,11 +53,12 @@ from typing import Any
 import orjson
 import xxhash
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.writes import is_inside, make_directories, write_file
+from fixture_migrate.migration.writes import TEMP_SUFFIX, is_inside, make_directories, write_file
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
-MAGIC = b"fixture-migrate cache 3\n"
+MAGIC_PREFIX = b"fixture-migrate cache "
+MAGIC = MAGIC_PREFIX + b"3\n"
 """The first line of every cache file: a file without it is not read."""
 
 CACHEABLE = ("unchanged", "not_fixture", "changed")
@@ -87,6 +92,28 @@ def _tool_fingerprint() -> list[Any]:
     return found
 
 
+PARSERS = ("ruamel.yaml", "libcst")
+"""The libraries that read and write YAML and Python fixtures: their release decides what a
+file's rendering is, so whether it would change."""
+
+
+def _parsers() -> list[Any]:
+    """Per library of `PARSERS`, where its `__init__.py` is, and its size and mtime (an
+    upgrade or reinstall rewrites it), found without importing the library."""
+    from importlib.util import find_spec
+
+    found: list[Any] = []
+    for name in PARSERS:
+        try:
+            spec = find_spec(name)
+            origin = spec.origin if spec is not None else None
+            info = os.stat(origin) if origin else None
+        except (ImportError, ValueError, OSError):
+            origin, info = None, None
+        found.append([name, origin, None if info is None else [info.st_size, info.st_mtime_ns]])
+    return found
+
+
 def _plugins() -> list[Any]:
     """Name, distribution and version of each installed adapter plugin."""
     from fixture_migrate.adapting.registry import ENTRY_POINT_GROUP, entry_points_of
@@ -94,7 +121,34 @@ def _plugins() -> list[Any]:
     found = []
     for point in entry_points_of(ENTRY_POINT_GROUP):
         dist = point.dist
-        found.append([point.name, point.value, dist.name if dist else None, dist.version if dist else None])
+        found.append(
+            [point.name, point.value, dist.name if dist else None, dist.version if dist else None, _code_of(point)]
+        )
+    return found
+
+
+def _code_of(point: Any) -> list[Any]:
+    """Size and mtime of each module beside a plugin's entry-point module, so an edited
+    plugin (an editable install keeps its version) does not reuse verdicts of its code before.
+    The run loads the plugin anyway; a module that cannot be found gives nothing."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(point.module)
+    except Exception:  # noqa: BLE001 - the registry reports a broken plugin
+        return []
+    origin = spec.origin if spec is not None else None
+    if not origin or not os.path.isfile(origin):
+        return []
+    folder = os.path.dirname(origin)
+    found: list[Any] = []
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".py"))
+        for name in names:
+            info = os.stat(os.path.join(folder, name))
+            found.append([os.path.join(folder, name), info.st_size, info.st_mtime_ns])
+    except OSError:
+        return [origin]
     return found
 
 
@@ -104,19 +158,28 @@ def run_key(options: Any) -> str:
 
     skills = [[glob.text, name] for glob, name in getattr(options, "skills", ())]
     selection = getattr(options, "selection", None)
-    if skills and selection is not None:
-        skills.append(str(selection.base))  # the skill globs are relative to it
+    # `include` gives a local family's file fixture context; a declared adapter table
+    # (with its `files`) claims files: both decide verdicts. Their globs are relative to
+    # the selection's base.
+    include = None if selection is None or selection.include is None else [g.text for g in selection.include]
+    families = [[name, table, [g.text for g in globs]] for name, table, globs in getattr(options, "families", ())]
+    config_path = getattr(options, "config_path", None)
     parts = [
         _tool_fingerprint(),
         list(sys.version_info[:3]),
         orjson.__version__,
+        _parsers(),
         _plugins(),
         str(options.repo_root),
         options.skill,
         list(options.py_names),
         skills,
+        include,
+        families,
+        None if selection is None else str(selection.base),
+        None if config_path is None else str(config_path),
     ]
-    return xxhash.xxh3_128_hexdigest(orjson.dumps(parts))
+    return xxhash.xxh3_128_hexdigest(orjson.dumps(parts, default=str))
 
 
 class Cache:
@@ -134,6 +197,7 @@ class Cache:
         self.key = key
         self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
         self.entries = {} if entries is None else entries
+        self.repo_root: Path | None = None  # where entries' paths are relative to, to prune them
         self._changes: dict[str, list[Any] | None] = {}
 
     @classmethod
@@ -149,7 +213,9 @@ class Cache:
                 return None
         key = run_key(options)
         path = directory / f"{key}.cache"
-        return cls(path, key, _read(path, key), root=None if named else root)
+        found = cls(path, key, _read(path, key), root=None if named else root)
+        found.repo_root = root
+        return found
 
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
         """The entry cached for the file at `relative` whose bytes have `content_digest`
@@ -181,7 +247,8 @@ class Cache:
 
     def save(self) -> bool:
         """Write what this run learnt, merged over the file as it is now (another run may
-        have written it meanwhile). Best effort: False when it cannot be written."""
+        have written it meanwhile), less the entries of files no longer under the root.
+        Best effort: False when it cannot be written."""
         if not self._changes:
             return True
         entries = _read(self.path, self.key)
@@ -192,6 +259,14 @@ class Cache:
                 entries.pop(relative, None)
             else:
                 entries[relative] = entry
+        if self.repo_root is not None:
+            # Files renamed or removed since: their entries would only grow the file.
+            base = str(self.repo_root)
+            entries = {
+                relative: entry
+                for relative, entry in entries.items()
+                if relative in self._changes or os.path.lexists(os.path.join(base, relative))
+            }
         data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
         try:
             _prepare(self.path.parent, self.root)
@@ -246,26 +321,60 @@ def _read(path: Path, key: str) -> dict[str, list[Any]]:
     return entries
 
 
+GITIGNORE = b"# Created by fixture-migrate: its cache, safe to delete.\n*\n"
+"""The `.gitignore` a cache directory holds."""
+
+_CACHE_NAME = re.compile(r"[0-9a-f]{32}\.cache")
+_TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.cache\.[^/]*" + re.escape(TEMP_SUFFIX))
+
+
 def _prepare(directory: Path, root: Path | None) -> None:
     """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
-    root rule, as every write: nothing is written through a symlink leading outside it)."""
+    root rule, as every write: nothing is written through a symlink leading outside it).
+
+    A directory named by `FIXTURE_MIGRATE_CACHE_DIR` (`root` None) that exists already
+    gets no `.gitignore`: it may be a folder of other files (a checkout, say), which a
+    `.gitignore` of `*` would hide from git."""
+    existed = os.path.isdir(directory)
     make_directories(directory, root)
+    if existed and root is None:
+        return
     ignore = directory / ".gitignore"
     if not ignore.exists():
-        write_file(ignore, b"# Created by fixture-migrate: its cache, safe to delete.\n*\n", root=root)
+        write_file(ignore, GITIGNORE, root=root)
+
+
+def _ours(entry: os.DirEntry[str]) -> bool:
+    """Whether `entry` is a file the cache wrote: a cache file (its name and first bytes), a
+    temporary file of one, or the `.gitignore` it made. A directory named by
+    `FIXTURE_MIGRATE_CACHE_DIR` may hold other files of the same names: they are not ours."""
+    if not entry.is_file(follow_symlinks=False):
+        return False
+    if _TEMP_NAME.fullmatch(entry.name):
+        return True
+    if entry.name == ".gitignore":
+        expected = GITIGNORE
+    elif _CACHE_NAME.fullmatch(entry.name):
+        expected = MAGIC_PREFIX
+    else:
+        return False
+    try:
+        with open(entry.path, "rb") as handle:
+            found = handle.read(len(GITIGNORE) + 1)
+    except OSError:
+        return False
+    return found == expected if expected is GITIGNORE else found.startswith(expected)
 
 
 def clean(repo_root: Path) -> Path | None:
     """Remove the cache directory of `repo_root` (see `cache_dir`); returns it, or None
-    when there was none. Only the cache's own files are removed: a directory holding
-    anything else is left in place with those files."""
+    when there was none. Only the cache's own files are removed (`_ours`): a directory
+    holding anything else is left in place with those files."""
     directory = cache_dir(repo_root)
     if not directory.is_dir() or directory.is_symlink():
         return None
     for entry in os.scandir(directory):
-        if entry.is_file(follow_symlinks=False) and (entry.name.endswith(".cache") or entry.name == ".gitignore"):
-            os.unlink(entry.path)
-        elif entry.name.endswith(".fixture-migrate.tmp"):
+        if _ours(entry):
             os.unlink(entry.path)
     try:
         directory.rmdir()

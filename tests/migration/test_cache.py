@@ -257,3 +257,129 @@ def test_concurrent_runs_agree_and_leave_one_whole_cache_file(tree, monkeypatch)
     value = orjson.loads(path.read_bytes()[len(MAGIC) :])
     assert len(value["entries"]) == 43
     assert sorted(p.name for p in directory.iterdir()) == [".gitignore", path.name]  # no temporary file left
+
+
+def _config_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, records: str) -> Path:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(config)
+    for name in ("a", "b"):
+        (root / "data" / f"{name}.json").write_text(records.replace("NAME", name))
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # A declared adapter table with `files` claims the files; without `files` it claims none.
+        (
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "want"\n',
+            '[tool.fixture-migrate.adapters.odd]\ninput = "ask"\nexpected_outcome = "want"\n',
+        ),
+        # A table's mapping decides what the migration makes (here: `want` goes to extensions).
+        (
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "want"\n',
+            '[tool.fixture-migrate.adapters.odd]\nfiles = ["data/*.json"]\ninput = "ask"\nexpected_outcome = "none"\n',
+        ),
+    ],
+)
+def test_a_changed_declared_family_is_not_served_from_the_cache(tmp_path, monkeypatch, capsys, before, after):
+    root = _config_tree(tmp_path, monkeypatch, before, '{"cases": [{"ask": "NAME", "want": "does NAME"}]}\n')
+    assert check(root, monkeypatch, capsys).code == 1
+    (root / "pyproject.toml").write_text(after)
+    cached = check(root, monkeypatch, capsys)
+    assert cached == check(root, monkeypatch, capsys, "--no-cache")
+
+
+def test_a_changed_include_is_not_served_from_the_cache(tmp_path, monkeypatch, capsys):
+    # `include` gives a bare case list outside an evals folder its fixture context.
+    records = '[{"id": "NAME", "input": "NAME it", "expected_outcome": "done"}]\n'
+    root = _config_tree(tmp_path, monkeypatch, '[tool.fixture-migrate]\ninclude = ["data/*.json"]\n', records)
+    assert check(root, monkeypatch, capsys).code == 1
+    (root / "pyproject.toml").write_text("[tool.fixture-migrate]\n")
+    cached = check(root, monkeypatch, capsys)
+    assert cached.code == 0
+    assert cached == check(root, monkeypatch, capsys, "--no-cache")
+
+
+def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, monkeypatch, capsys):
+    # FIXTURE_MIGRATE_CACHE_DIR may name a directory of other files, the repo root itself say:
+    # its `.gitignore` and files that merely end in `.cache` are not the cache's.
+    (tree / ".gitignore").write_text("node_modules/\n")
+    (tree / "build.cache").write_text("keep me")
+    (tree / ("0" * 32 + ".cache")).write_text("not a cache of ours")
+    monkeypatch.setenv(ENV_VAR, str(tree))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(tree)) == 3
+    done = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert done.out == f"removed the cache files in {tree} (it holds other files, left in place)\n"
+    assert (tree / ".gitignore").read_text() == "node_modules/\n"
+    assert (tree / "build.cache").read_text() == "keep me"
+    assert (tree / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
+    assert len(cache_files(tree)) == 2
+
+
+def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, monkeypatch, capsys):
+    # ruamel.yaml and libcst render YAML and Python fixtures: their release decides "unchanged".
+    check(tree, monkeypatch, capsys)
+    (parser,) = [entry for entry in cache_module._parsers() if entry[0] == "ruamel.yaml"]
+    assert parser[1] is not None and parser[2] is not None
+    init = Path(parser[1])
+    info = init.stat()
+    if not os.access(init, os.W_OK):
+        pytest.skip("the installed ruamel.yaml is read-only here")
+    try:
+        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+        check(tree, monkeypatch, capsys)
+    finally:
+        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
+
+
+def test_entries_of_removed_or_renamed_files_are_dropped(tree, monkeypatch, capsys):
+    evals = tree / "skills" / "demo" / "evals"
+    check(tree, monkeypatch, capsys)
+    for round in range(3):
+        (evals / ("other.json" if round == 0 else f"other{round - 1}.json")).rename(evals / f"other{round}.json")
+        check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    entries = orjson.loads(path.read_bytes()[len(MAGIC) :])["entries"]
+    assert sorted(entries) == [
+        "skills/demo/evals/canonical.json",
+        "skills/demo/evals/legacy.json",
+        "skills/demo/evals/other2.json",
+    ]
+
+
+def test_an_edited_plugin_of_the_same_version_changes_the_key(tmp_path, monkeypatch):
+    # An editable install keeps its version while its code changes.
+    from importlib.metadata import EntryPoint
+
+    from fixture_migrate.adapting import registry
+    from fixture_migrate.migration.engine import Options
+
+    module = tmp_path / "plugin_of_cache_test.py"
+    module.write_text("ADAPTER = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = EntryPoint("mine", "plugin_of_cache_test:ADAPTER", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points_of", lambda group: [point])
+    options = Options(tmp_path)
+    before = cache_module.run_key(options)
+    assert cache_module.run_key(options) == before
+    info = module.stat()
+    os.utime(module, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert cache_module.run_key(options) != before
+
+
+def test_a_named_directory_that_exists_gets_no_gitignore(tree, tmp_path, monkeypatch, capsys):
+    # A `.gitignore` of `*` in a folder of other files would hide them all from git.
+    monkeypatch.setenv(ENV_VAR, str(tree))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(tree)) == 1
+    assert not (tree / ".gitignore").exists()
+    # One the run creates is the cache's own, and gets it.
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "new" / "cache"))
+    check(tree, monkeypatch, capsys)
+    assert (tmp_path / "new" / "cache" / ".gitignore").read_bytes() == cache_module.GITIGNORE
