@@ -26,6 +26,23 @@ requires_corpus = pytest.mark.skipif(not SPEC_FIRST.is_dir(), reason=CORPUS_ABSE
 
 DEFAULT_PATH = "skills/demo-skill/evals/cases.json"
 
+# A one-case legacy file and a canonical one, for tests of whole runs.
+LEGACY = """{
+  "schema_version": "prompt-examples/v1",
+  "skill": "demo",
+  "examples": [
+    {"name": "Greets", "user_intent": "Say hello.", "expected_posture": "Hello back."}
+  ]
+}
+"""
+CANONICAL = """{
+  "schema_version": "spec-first.workflow-eval-fixtures.v1",
+  "skill": "demo",
+  "source_refs": ["skills/demo/SKILL.md"],
+  "cases": [{"id": "a", "input": "x", "coverage_tags": ["trigger"], "expected_outcome": "y"}]
+}
+"""
+
 
 @dataclass
 class Migrated:

@@ -12,21 +12,8 @@ from pathlib import Path
 import pytest
 from fixture_migrate.cli.app import main
 
-LEGACY = """{
-  "schema_version": "prompt-examples/v1",
-  "skill": "demo",
-  "examples": [
-    {"name": "Greets", "user_intent": "Say hello.", "expected_posture": "Hello back."}
-  ]
-}
-"""
-CANONICAL = """{
-  "schema_version": "spec-first.workflow-eval-fixtures.v1",
-  "skill": "demo",
-  "source_refs": ["skills/demo/SKILL.md"],
-  "cases": [{"id": "a", "input": "x", "coverage_tags": ["trigger"], "expected_outcome": "y"}]
-}
-"""
+from tests.helpers import CANONICAL, LEGACY
+
 NOT_A_FIXTURE = '{"positive_concepts": {"a": 1}}\n'
 BROKEN = '{\n  "schema_version": "prompt-examples/v1",\n  "examples": [}\n'
 JSONL = '{"id": "one", "prompt": "Do one thing.", "assertions": []}\n'
