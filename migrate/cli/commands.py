@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from fixture_migrate import Status
 from fixture_migrate.cli import output
 from fixture_migrate.cli.emitters import Emitter, emitter_class, emitter_for
-from fixture_migrate.cli.jsontext import _UNSAFE_LEADS, dump_json  # noqa: F401 - named here by callers
+from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
