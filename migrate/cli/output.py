@@ -27,8 +27,6 @@ from fixture_migrate.cli.report import Report, next_step
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.diff import escape_text
 
-FORMATS = ("text", "json", "github")
-
 
 def use_colour(stream: TextIO) -> bool:
     """True when `stream` is a terminal and neither `NO_COLOR` (any non-empty value,
