@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,23 +13,7 @@ import fixture_migrate
 import pytest
 from fixture_migrate import MigrationError, Status
 
-API = {
-    "migrate_text",
-    "migrate_file",
-    "plan_file",
-    "Plan",
-    "Status",
-    "MigrationError",
-    "normalize",
-    "validate",
-    "load",
-    "fixture_files",
-    "import_file",
-    "export_file",
-    "Adapter",
-    "FamilyAdapter",
-    "Context",
-}
+from tests.helpers import ROOT
 
 LEGACY = (
     '{\n  "schema_version": "prompt-examples/v1",\n  "skill": "demo",\n  "examples": [\n'
@@ -37,13 +22,21 @@ LEGACY = (
 
 
 def test_the_surface_is_all_and_only_all() -> None:
-    assert set(fixture_migrate.__all__) == API
-    assert len(fixture_migrate.__all__) == len(API)
-    assert dir(fixture_migrate) == sorted([*API, "__version__"])
-    for name in fixture_migrate.__all__:
-        assert getattr(fixture_migrate, name) is not None
+    public = fixture_migrate.__all__
+    assert len(set(public)) == len(public)
+    assert dir(fixture_migrate) == sorted([*public, "__version__"])
+    for name in public:
+        assert (getattr(fixture_migrate, name).__doc__ or "").strip(), f"{name} has no docstring"
     with pytest.raises(AttributeError):
         fixture_migrate.Engine  # noqa: B018 - internals are not part of the API
+
+
+def test_the_readme_names_only_public_names() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Python API", 1)[1].split("\n## ", 1)[0].split("### ", 1)[0]
+    named = set(re.findall(r"fixture_migrate\.([A-Za-z]\w*)", section))
+    assert named, "the README's Python API section names no fixture_migrate.<name>"
+    assert named <= set(fixture_migrate.__all__)
 
 
 def test_public_names_print_under_the_package() -> None:
