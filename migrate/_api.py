@@ -15,7 +15,7 @@ each with its doctest, kept together so the API reads in one place.)
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -339,12 +339,6 @@ def _reader(paths: list[Path], repo_root: PathLike | None, skill: str | None) ->
     return Reader(_configured(paths[0] if paths else Path("."), repo_root, skill))
 
 
-def _files(paths: list[Path], options: Any) -> Iterator[tuple[Path, FixtureError | None]]:
-    from fixture_migrate.config import iter_selected
-
-    return iter_selected(paths, options)
-
-
 def normalize(
     payload_or_path: Mapping[str, Any] | PathLike,
     *,
@@ -415,13 +409,14 @@ def validate(
         root = Path(os.getcwd() if repo_root is None else repo_root).resolve()
         cases = normalize(payload_or_paths, source_file=source_file, skill=skill)  # type: ignore[arg-type]
         return validate_cases(cases, RefChecker(root, check_exists=check_refs), CaseIdRegistry())
+    from fixture_migrate.config import iter_selected
     from fixture_migrate.migration.locate import error_place
     from fixture_migrate.migration.reader import LoadedFile, validation_errors
 
     paths = _paths(payload_or_paths)  # type: ignore[arg-type]
     reader = _reader(paths, repo_root, skill)
     loaded = []
-    for path, problem in _files(paths, reader.engine.options):
+    for path, problem in iter_selected(paths, reader.engine.options):
         item = LoadedFile(path, error=problem) if problem else reader.load(path, last_duplicate_wins=True)
         if item.error is not None:
             raise MigrationError.of(item.error, path)
