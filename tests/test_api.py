@@ -56,10 +56,10 @@ def test_doctests(module: str) -> None:
 def test_import_is_cheap() -> None:
     code = (
         "import sys, fixture_migrate; "
-        "fixture_migrate.migrate_text('{}'); "
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'libcst', 'ruamel', 'typer', 'rich'}))"
+        "assert fixture_migrate.migrate_text(sys.argv[1]) != sys.argv[1].encode(); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'libcst', 'ruamel', 'typer', 'rich', 'pathspec'}))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code, LEGACY], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 

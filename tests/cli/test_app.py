@@ -299,11 +299,11 @@ def test_python_dash_m_and_version():
     assert done.returncode == 0 and done.stdout.startswith("fixture-migrate ")
 
 
-def test_a_json_only_run_imports_neither_libcst_nor_ruamel(tmp_path):
+def test_a_json_only_run_imports_no_python_yaml_colour_or_glob_library(tmp_path):
     (tmp_path / "legacy.json").write_text(LEGACY)
     probe = (
         "import sys; from fixture_migrate.cli.app import main; code = main(['migrate', '--check', sys.argv[1]]); "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel')))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('libcst', 'ruamel', 'rich', 'pathspec')))"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
