@@ -488,15 +488,6 @@ class PromptfooAdapter(ExternalAdapter):
 
     export_syntaxes = ("yaml", "json", "csv", "jsonl")
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
-    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        return export_document(records, context)
-
     def name_hint(self, path: Path) -> bool:
         return path.name.lower().startswith("promptfooconfig") or "promptfoo" in path.as_posix().lower()
 

@@ -59,6 +59,7 @@ registered under the entry-point group `fixture_migrate.adapters`.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,19 +242,36 @@ class ExternalAdapter:
         raise NotImplementedError
 
     export_syntaxes: tuple[str, ...] = ()
-    """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only)."""
+    """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only).
+
+    The three export steps below default to the functions of the same name in the module
+    that defines the adapter class, so an adapter module writes them once, as plain functions."""
+
+    def _module_function(self, name: str) -> Callable[..., Any] | None:
+        function = getattr(sys.modules[type(self).__module__], name, None)
+        return function if callable(function) else None
 
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """The source record of a case this adapter imported, rebuilt from its `extensions`."""
-        raise NotImplementedError
+        """The source record of a case this adapter imported, rebuilt from its `extensions`
+        (the module's `record_of(case, context)`)."""
+        function = self._module_function("record_of")
+        if function is None:
+            raise NotImplementedError
+        return function(case, context)
 
     def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
-        raise NotImplementedError
+        """A record of this format for any other case; what it cannot hold goes to `context.loss`
+        (the module's `map_case(case, context)`)."""
+        function = self._module_function("map_case")
+        if function is None:
+            raise NotImplementedError
+        return function(case, context)
 
     def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        """The document DEST holds: by default the list of records."""
-        return records
+        """The document DEST holds: the module's `export_document(records, context)`, else the
+        list of records."""
+        function = self._module_function("export_document")
+        return records if function is None else function(records, context)
 
 
 # --- identifying content -------------------------------------------------------------
