@@ -24,7 +24,8 @@ An adapter that also writes its format (`fixture-migrate export --to FORMAT`, se
 implements `record_of(case, context)` (a case it imported, back to its source
 record), `map_case(case, context)` (any other case, what the format cannot hold
 reported through `context.loss`) and, where a file is more than a list of records,
-`export_document(records, context)`. The import records a record's member order
+`export_document(records, context)`; `ExternalAdapter`'s methods call the module's
+functions of those names. The import records a record's member order
 (`extensions.import.keys`) where `record_of` would give another.
 
 `ExternalAdapter` gives the defaults; third-party adapters subclass it and are
@@ -242,34 +243,26 @@ class ExternalAdapter:
         raise NotImplementedError
 
     export_syntaxes: tuple[str, ...] = ()
-    """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only).
-
-    The three export steps below default to the functions of the same name in the module
-    that defines the adapter class, so an adapter module writes them once, as plain functions."""
+    """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only)."""
 
     def _module_function(self, name: str) -> Callable[..., Any] | None:
         function = getattr(sys.modules[type(self).__module__], name, None)
         return function if callable(function) else None
 
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """The source record of a case this adapter imported, rebuilt from its `extensions`
-        (the module's `record_of(case, context)`)."""
-        function = self._module_function("record_of")
-        if function is None:
+        """The source record of a case this adapter imported, rebuilt from its `extensions`."""
+        if (function := self._module_function("record_of")) is None:
             raise NotImplementedError
         return function(case, context)
 
     def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """A record of this format for any other case; what it cannot hold goes to `context.loss`
-        (the module's `map_case(case, context)`)."""
-        function = self._module_function("map_case")
-        if function is None:
+        """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
+        if (function := self._module_function("map_case")) is None:
             raise NotImplementedError
         return function(case, context)
 
     def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        """The document DEST holds: the module's `export_document(records, context)`, else the
-        list of records."""
+        """The document DEST holds: by default the list of records."""
         function = self._module_function("export_document")
         return records if function is None else function(records, context)
 
