@@ -862,8 +862,14 @@ def _dangling_references(config: dict[str, Any], refs: list[str], context: Expor
         if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
             continue
         spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
-        found = glob.glob(os.path.join(glob.escape(str(folder)), spec)) if glob.has_magic(spec) else []
-        if not found and not (folder / spec).is_file():
+        if glob.has_magic(spec):
+            try:  # as the import follows a glob; one too wide to look through is not judged
+                found = bool(_glob_files(str(folder), spec))
+            except _GlobTooWide:
+                found = True
+        else:
+            found = (folder / spec).is_file()
+        if not found:
             context.loss(
                 None,
                 ref,
