@@ -205,6 +205,8 @@ def _glob_files(tree: str, spec: str) -> list[str]:
             if matcher.fullmatch(prefix + name) and os.path.isfile(os.path.join(directory, name)):
                 found.append(os.path.join(directory, name))
     return found
+
+
 INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
 """`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
 as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
