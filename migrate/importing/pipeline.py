@@ -381,7 +381,8 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         raise _fail(sources[0].path, "no cases found: nothing to import", "no_cases")
 
     real = os.path.realpath  # never raises on a link loop (Path.resolve may): those were refused above
-    read = sources + [s for s in job.read_sources if real(s.path) not in {real(x.path) for x in sources}]
+    given = {real(source.path) for source in sources}
+    read = sources + [s for s in job.read_sources if real(s.path) not in given]
     dest_real = real(dest)
     for source in read:
         if real(source.path) == dest_real:
