@@ -131,15 +131,6 @@ class DeepEvalAdapter(ExternalAdapter):
 
     export_syntaxes = ("json", "jsonl", "csv")
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
-    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        return export_document(records, context)
-
     def name_hint(self, path: Any) -> bool:
         return "golden" in path.name.lower()
 

@@ -84,12 +84,6 @@ class InspectAdapter(ExternalAdapter):
 
     export_syntaxes = ("jsonl", "json", "csv")
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
     def sniff(self, source: Source) -> Sniff | None:
         if source.syntax == "csv":
             columns = set(source.header or ())

@@ -73,12 +73,6 @@ class LangSmithAdapter(ExternalAdapter):
 
     export_syntaxes = ("jsonl", "json")
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
     def sniff(self, source: Source) -> Sniff | None:
         found = sniff_records(source, _has_inputs, "examples with inputs", "has no `inputs` object")
         if found is None or not found.matched:

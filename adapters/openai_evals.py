@@ -122,12 +122,6 @@ class OpenAIEvalsAdapter(ExternalAdapter):
 
     export_syntaxes = ("jsonl",)
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
     def name_hint(self, path: Path) -> bool:
         posix = path.as_posix()
         return "registry/data/" in posix or "registry/evals/" in posix

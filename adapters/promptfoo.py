@@ -205,6 +205,8 @@ def _glob_files(tree: str, spec: str) -> list[str]:
             if matcher.fullmatch(prefix + name) and os.path.isfile(os.path.join(directory, name)):
                 found.append(os.path.join(directory, name))
     return found
+
+
 INHERITED = ("threshold", "provider", "providers", "prompts", "assertScoringFunction")
 """`defaultTest` members a test without its own takes (besides vars, options, metadata, assert),
 as promptfoo's evaluator lists them; other members of `defaultTest` are not test fields."""
@@ -487,15 +489,6 @@ class PromptfooAdapter(ExternalAdapter):
     )
 
     export_syntaxes = ("yaml", "json", "csv", "jsonl")
-
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
-    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        return export_document(records, context)
 
     def name_hint(self, path: Path) -> bool:
         return path.name.lower().startswith("promptfooconfig") or "promptfoo" in path.as_posix().lower()
@@ -871,8 +864,14 @@ def _dangling_references(config: dict[str, Any], refs: list[str], context: Expor
         if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
             continue
         spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
-        found = glob.glob(os.path.join(glob.escape(str(folder)), spec)) if glob.has_magic(spec) else []
-        if not found and not (folder / spec).is_file():
+        if glob.has_magic(spec):
+            try:  # as the import follows a glob; one too wide to look through is not judged
+                found = bool(_glob_files(str(folder), spec))
+            except _GlobTooWide:
+                found = True
+        else:
+            found = (folder / spec).is_file()
+        if not found:
             context.loss(
                 None,
                 ref,

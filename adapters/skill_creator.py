@@ -125,15 +125,6 @@ class SkillCreatorAdapter(ExternalAdapter):
 
     export_syntaxes = ("json",)
 
-    def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return record_of(case, context)
-
-    def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        return map_case(case, context)
-
-    def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
-        return export_document(records, context)
-
     def name_hint(self, path: Path) -> bool:
         name = path.name.lower()
         return name == "evals.json" or "trigger" in name or name.startswith("eval_set")

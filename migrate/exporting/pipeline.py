@@ -110,12 +110,13 @@ def export_adapter(name: str, repo_root: Path, config_path: Path | None = None) 
         raise _fail("--to", f"cannot export to {name!r}; formats: {known}", "usage") from None
 
 
-def read_canonical(path: Path) -> dict[str, Any]:
-    """A canonical v1 file (JSON); raises `ImportFailed` for anything else."""
+def read_canonical(path: Path, root: Path | None = None) -> dict[str, Any]:
+    """A canonical v1 file (JSON), read under the root rule with `root`; raises `ImportFailed`
+    for anything else."""
     from fixture_migrate.formats.json_format import parse_json
 
     try:
-        data = parse_json(read_fixture(path).removeprefix(b"\xef\xbb\xbf"))
+        data = parse_json(read_fixture(path, root=root).removeprefix(b"\xef\xbb\xbf"))
     except FixtureError as error:
         raise ImportFailed([(path, error)]) from None
     if not isinstance(data, dict) or data.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
@@ -146,8 +147,8 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     for path in request.paths:
         if path.resolve() == real_dest:
             raise _fail(dest, "--out is one of the canonical files read; it is never written", "usage")
-    for path in request.paths:
-        read_canonical(path)  # not canonical v1: said as such first
+    # Not canonical v1: said as such first, before validation.
+    documents = [read_canonical(path, request.repo_root) for path in request.paths]
     warnings = refuse_invalid(request.paths, request.repo_root, strict=request.strict)
     losses = LossReport(adapter.format)
     records: list[dict[str, Any]] = []
@@ -157,8 +158,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     verbatim: list[bool] = []
     edited: list[str] = []
     files: list[dict[str, Any]] = []
-    for path in request.paths:
-        data = read_canonical(path)
+    for path, data in zip(request.paths, documents, strict=True):
         file = {key: value for key, value in data.items() if key != "cases"}
         files.append(file)
         context = ExportContext(file, path.as_posix(), syntax, losses)

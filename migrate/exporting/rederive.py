@@ -21,8 +21,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from fixture_migrate.contract import rules as c
 from fixture_migrate.importing.base import ABSENT, ExportContext, ImportAdapter, Job, extension
+from fixture_migrate.importing.pipeline import case_extensions, case_members
 from fixture_migrate.importing.readers import Source, syntax_for
 
 IMPORT_KEYS = frozenset({"format", "source_file", "locator", "index", "id", "keys"})
@@ -88,20 +88,8 @@ def _derived(adapter: ImportAdapter, case: dict[str, Any], drafts: list[Any]) ->
     if len(drafts) != 1:
         return None
     draft = drafts[0]
-    derived: dict[str, Any] = {"id": draft.id, "input": draft.input}
-    if draft.tags:
-        derived["coverage_tags"] = c.unique(draft.tags)
-    if draft.expected is not ABSENT:
-        derived["expected_outcome"] = draft.expected
-    if draft.boundary_note:
-        derived["boundary_note"] = draft.boundary_note
-    if draft.forbidden:
-        derived["forbidden_signals"] = c.unique(draft.forbidden)
-    extensions: dict[str, Any] = {}
-    extensions.update(draft.shared)
-    if draft.extensions:
-        extensions[adapter.namespace] = draft.extensions
-    derived["extensions"] = extensions
+    derived = case_members(draft, draft.id)
+    derived["extensions"] = case_extensions(draft, adapter.namespace)
     return derived
 
 

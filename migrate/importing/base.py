@@ -24,7 +24,8 @@ An adapter that also writes its format (`fixture-migrate export --to FORMAT`, se
 implements `record_of(case, context)` (a case it imported, back to its source
 record), `map_case(case, context)` (any other case, what the format cannot hold
 reported through `context.loss`) and, where a file is more than a list of records,
-`export_document(records, context)`. The import records a record's member order
+`export_document(records, context)`; `ExternalAdapter`'s methods call the module's
+functions of those names. The import records a record's member order
 (`extensions.import.keys`) where `record_of` would give another.
 
 `ExternalAdapter` gives the defaults; third-party adapters subclass it and are
@@ -59,6 +60,7 @@ registered under the entry-point group `fixture_migrate.adapters`.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,17 +245,26 @@ class ExternalAdapter:
     export_syntaxes: tuple[str, ...] = ()
     """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only)."""
 
+    def _module_function(self, name: str) -> Callable[..., Any] | None:
+        function = getattr(sys.modules[type(self).__module__], name, None)
+        return function if callable(function) else None
+
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         """The source record of a case this adapter imported, rebuilt from its `extensions`."""
-        raise NotImplementedError
+        if (function := self._module_function("record_of")) is None:
+            raise NotImplementedError
+        return function(case, context)
 
     def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
-        raise NotImplementedError
+        if (function := self._module_function("map_case")) is None:
+            raise NotImplementedError
+        return function(case, context)
 
     def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
         """The document DEST holds: by default the list of records."""
-        return records
+        function = self._module_function("export_document")
+        return records if function is None else function(records, context)
 
 
 # --- identifying content -------------------------------------------------------------

@@ -381,7 +381,8 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
         raise _fail(sources[0].path, "no cases found: nothing to import", "no_cases")
 
     real = os.path.realpath  # never raises on a link loop (Path.resolve may): those were refused above
-    read = sources + [s for s in job.read_sources if real(s.path) not in {real(x.path) for x in sources}]
+    given = {real(source.path) for source in sources}
+    read = sources + [s for s in job.read_sources if real(s.path) not in given]
     dest_real = real(dest)
     for source in read:
         if real(source.path) == dest_real:
@@ -459,15 +460,7 @@ def assemble_payload(
     ids = unique_ids([draft.id for draft in drafts])
     cases = []
     for draft, case_id in zip(drafts, ids, strict=True):
-        case: dict[str, Any] = {"id": case_id, "input": draft.input}
-        if draft.tags:
-            case["coverage_tags"] = c.unique(draft.tags)
-        if draft.expected is not ABSENT:
-            case["expected_outcome"] = draft.expected
-        if draft.boundary_note:
-            case["boundary_note"] = draft.boundary_note
-        if draft.forbidden:
-            case["forbidden_signals"] = c.unique(draft.forbidden)
+        case = case_members(draft, case_id)
         case["source_refs"] = [draft.record.ref]
         record = draft.record
         extensions: dict[str, Any] = {
@@ -480,9 +473,7 @@ def assemble_payload(
         }
         if case_id != draft.id:  # a repeat renamed `-2`, `-3`, ...: the id as the record gave it
             extensions["import"]["id"] = draft.id
-        extensions.update(draft.shared)
-        if draft.extensions:
-            extensions[adapter.namespace] = draft.extensions
+        extensions.update(case_extensions(draft, adapter.namespace))
         case["extensions"] = extensions
         cases.append(case)
     payload: dict[str, Any] = {"schema_version": c.CANONICAL_SCHEMA_VERSION, "skill": skill}
@@ -501,6 +492,28 @@ def assemble_payload(
     payload["cases"] = cases
     _record_key_order(adapter, payload, drafts)
     return payload
+
+
+def case_members(draft: Draft, case_id: str) -> dict[str, Any]:
+    """`id`, `input`, then those of the draft's other core members it has, in contract order."""
+    case: dict[str, Any] = {"id": case_id, "input": draft.input}
+    if draft.tags:
+        case["coverage_tags"] = c.unique(draft.tags)
+    if draft.expected is not ABSENT:
+        case["expected_outcome"] = draft.expected
+    if draft.boundary_note:
+        case["boundary_note"] = draft.boundary_note
+    if draft.forbidden:
+        case["forbidden_signals"] = c.unique(draft.forbidden)
+    return case
+
+
+def case_extensions(draft: Draft, namespace: str) -> dict[str, Any]:
+    """The case's `extensions` as the adapter gave them: `shared`, then its namespace."""
+    extensions = dict(draft.shared)
+    if draft.extensions:
+        extensions[namespace] = draft.extensions
+    return extensions
 
 
 def _record_key_order(adapter: ImportAdapter, payload: dict[str, Any], drafts: list[Draft]) -> None:

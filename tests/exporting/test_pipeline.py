@@ -549,3 +549,14 @@ def test_an_empty_outcome_list_is_kept_by_skill_creator(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps(fixture), encoding="utf-8")
     evals = json.loads(export([tmp_path / "c.json"], "skill-creator", tmp_path / "evals.json").new_bytes)
     assert evals["evals"][0]["expectations"] == []
+
+
+def test_a_canonical_file_linked_from_outside_the_root_is_never_read(tmp_path):
+    repo, outside = tmp_path / "repo", tmp_path / "outside.json"
+    repo.mkdir()
+    outside.write_text("[1, 2]", encoding="utf-8")  # read, it would be refused as not canonical
+    (repo / "release.json").symlink_to(outside)
+    request = ExportRequest(paths=[repo / "release.json"], target="deepeval", dest=repo / "g.json", repo_root=repo)
+    with pytest.raises(ImportFailed) as caught:
+        plan_export(request)
+    assert caught.value.errors[0][1].code == "symlink_outside_repo"

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fixture_migrate.exporting.native import render
 from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
 from hypothesis import HealthCheck, given, settings
@@ -156,16 +157,23 @@ def check_round_trips(fmt: str, name: str, native: bytes) -> None:
         assert again.new_bytes == canonical.new_bytes
 
 
+@pytest.mark.parametrize(
+    ("fmt", "name", "record"),
+    [
+        ("openai-evals", "samples.jsonl", openai_sample),
+        ("inspect", "dataset.jsonl", inspect_sample),
+        ("langsmith", "examples.jsonl", langsmith_example),
+        ("deepeval", "goldens.json", deepeval_golden),
+        ("skill-creator", "trigger-evals.json", trigger_item),
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
 @PROPERTY
-@given(st.lists(openai_sample(), min_size=1, max_size=4))
-def test_openai_evals_round_trips(samples):
-    check_round_trips("openai-evals", "samples.jsonl", render("jsonl", samples))
-
-
-@PROPERTY
-@given(st.lists(inspect_sample(), min_size=1, max_size=4))
-def test_inspect_jsonl_round_trips(samples):
-    check_round_trips("inspect", "dataset.jsonl", render("jsonl", samples))
+@given(data=st.data())
+def test_a_list_of_records_round_trips(fmt, name, record, data):
+    # A file that is a plain list of records (JSON array or JSON Lines, by its suffix).
+    records = data.draw(st.lists(record(), min_size=1, max_size=4))
+    check_round_trips(fmt, name, render(Path(name).suffix[1:], records))
 
 
 @PROPERTY
@@ -179,30 +187,12 @@ def test_inspect_csv_round_trips(rows):
 
 
 @PROPERTY
-@given(st.lists(langsmith_example(), min_size=1, max_size=4))
-def test_langsmith_round_trips(examples):
-    check_round_trips("langsmith", "examples.jsonl", render("jsonl", examples))
-
-
-@PROPERTY
-@given(st.lists(deepeval_golden(), min_size=1, max_size=4))
-def test_deepeval_round_trips(goldens):
-    check_round_trips("deepeval", "goldens.json", render("json", goldens))
-
-
-@PROPERTY
 @given(st.lists(skill_creator_eval(), min_size=1, max_size=4), st.none() | TEXT)
 def test_skill_creator_evals_round_trip(evals, notes):
     document: dict[str, Any] = {"skill_name": "demo", "evals": evals}
     if notes is not None:
         document["notes"] = notes
     check_round_trips("skill-creator", "evals.json", render("json", document))
-
-
-@PROPERTY
-@given(st.lists(trigger_item(), min_size=1, max_size=4))
-def test_skill_creator_triggers_round_trip(items):
-    check_round_trips("skill-creator", "trigger-evals.json", render("json", items))
 
 
 @PROPERTY

@@ -233,3 +233,21 @@ def test_an_edited_signal_keeps_the_promptfoo_vars(tmp_path):
     (test,) = native_data(Path("c.yaml"), export([path], "promptfoo", tmp_path / "out.yaml").new_bytes)["tests"]
     assert test["vars"] == {"question": "Hi", "lang": "en"}
     assert test["assert"] == [{"type": "not-contains", "value": "bad"}, {"type": "not-icontains", "value": "worse"}]
+
+
+def test_a_recursive_tests_glob_that_the_import_followed_is_not_reported(tmp_path):
+    # `**` spans any number of folders, as the import reads it (not as `glob.glob` without
+    # `recursive`, which takes it for one folder).
+    folder = tmp_path / "suite"
+    (folder / "cases" / "a" / "b").mkdir(parents=True)
+    (folder / "cases" / "a" / "b" / "t.yaml").write_text("- vars: {input: Deep test}\n", encoding="utf-8")
+    config = 'prompts: ["{{input}}"]\nproviders: [echo]\ntests: file://cases/**/*.yaml\n'
+    (folder / "promptfooconfig.yaml").write_text(config, encoding="utf-8")
+    ref = "vendor/promptfooconfig.yaml"
+    canonical = plan(
+        [folder / "promptfooconfig.yaml"], tmp_path / "c.json", root=ROOT, fmt="promptfoo", source_refs=[ref]
+    )
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    exported = export([tmp_path / "c.json"], "promptfoo", folder / "other.yaml")
+    assert b"file://cases/**/*.yaml" in exported.new_bytes
+    assert not exported.losses

@@ -105,3 +105,17 @@ def test_external_adapters_never_claim_and_refuse_to_migrate():
 def test_origin_syntax_reads_the_import_suffix_table(source_file, syntax):
     case = {"id": "a", "extensions": {"import": {"source_file": source_file}}}
     assert origin_syntax(case) == syntax
+
+
+def test_export_steps_default_to_the_adapter_modules_functions():
+    from fixture_migrate.adapters.deepeval import DeepEvalAdapter, export_document
+
+    class Mine(ExternalAdapter):
+        name, format = "mine", "mine"
+
+    with pytest.raises(NotImplementedError):
+        Mine().record_of({}, None)
+    with pytest.raises(NotImplementedError):
+        Mine().map_case({}, None)
+    assert Mine().export_document([{"a": 1}], None) == [{"a": 1}]
+    assert DeepEvalAdapter()._module_function("export_document") is export_document
