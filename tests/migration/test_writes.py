@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration import writes
+from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
 from fixture_migrate.migration.writes import (
     MAX_FILE_BYTES,
     TEMP_SUFFIX,
     HardLinks,
     read_fixture,
+    read_head,
     resolve_target,
     write_atomic,
     write_new,
@@ -515,3 +517,27 @@ def test_read_of_an_unreadable_file(repo, monkeypatch):
     with pytest.raises(FixtureError) as caught:
         read_fixture(target)
     assert caught.value.message == "cannot read: Permission denied"
+
+
+def test_read_head_reads_the_start_of_a_file_of_any_size(repo):
+    target = repo / "big.json"
+    target.write_bytes(b"x" * (MAX_FILE_BYTES + 10))
+    assert read_head(target, 4, root=repo) == b"xxxx"
+    (repo / "dir.json").mkdir()
+    with pytest.raises(FixtureError) as caught:
+        read_head(repo / "dir.json", 4, root=repo)
+    assert caught.value.code == "not_regular"
+
+
+def test_recognizing_an_unreadable_file_keeps_to_the_repo_root(tmp_path):
+    # A Git LFS pointer outside the repo, reached through a symlink in it: with the root
+    # given, it is not read (the parser refused the link already), so nothing is said of it.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    outside = tmp_path / "pointer.json"
+    outside.write_bytes(LFS_POINTER + b"v1\n")
+    (repo / "cases.json").symlink_to(outside)
+    assert recognize(repo / "cases.json") is not None
+    assert recognize(repo / "cases.json", root=repo) is None
+    error = FixtureError("bad", code="invalid_json")
+    assert described(repo / "cases.json", error, root=repo) is error
