@@ -141,17 +141,22 @@ def test_an_interrupt_during_the_write_removes_the_temporary_file(repo, monkeypa
     assert target.read_bytes() == OLD and temps(repo) == []
 
 
-def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
-    target = repo / "cases.json"
-    target.write_bytes(OLD)
+def fail_directory_syncs(monkeypatch, error: OSError) -> None:
+    """Make every fsync of a directory raise `error` (files still sync)."""
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "Invalid argument")
+            raise error
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
+    target = repo / "cases.json"
+    target.write_bytes(OLD)
+    fail_directory_syncs(monkeypatch, OSError(errno.EINVAL, "Invalid argument"))
     write_atomic(target, NEW, original=OLD, root=repo)
     assert target.read_bytes() == NEW
 
@@ -159,14 +164,7 @@ def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
 def test_a_directory_sync_failure_after_the_rename_says_the_file_is_migrated(repo, monkeypatch):
     target = repo / "cases.json"
     target.write_bytes(OLD)
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise OSError(errno.EIO, "Input/output error")
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
+    fail_directory_syncs(monkeypatch, OSError(errno.EIO, "Input/output error"))
     with pytest.raises(FixtureError) as caught:
         write_atomic(target, NEW, original=OLD, root=repo)
     assert caught.value.message.startswith("migrated, but the directory could not be synced to disk")
