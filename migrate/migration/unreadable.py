@@ -119,7 +119,7 @@ def described(path: Path, error: FixtureError, *, root: Path | None = None) -> F
     (`root`: the repo root, whose root rule the read follows)."""
     if error.code not in UNREADABLE:
         return error
-    what = recognize(path, root=root)
+    what = _recognized(path, error, root)
     if what is None:
         return error
     return FixtureError(f"{what}: {error.message}", code=error.code, line=error.line, column=error.column)
@@ -136,5 +136,11 @@ def skip_reason(path: Path, error: FixtureError, *, named: bool, repo_root: Path
         rel = selection.relative(path)
         if rel is not None and any(glob.matches(rel) for glob in selection.include):
             return None
-    what = recognize(path, root=repo_root)
+    what = _recognized(path, error, repo_root)
     return what or f"{error.message} [{error.code}]"
+
+
+def _recognized(path: Path, error: FixtureError, root: Path | None) -> str | None:
+    """`recognize` for a file `error` was met reading; a file refused as over its size
+    limit is said to be not read, and is not (no pointer or template is that large)."""
+    return None if error.code == "too_large" else recognize(path, root=root)
