@@ -288,20 +288,32 @@ class Settings(Record):
 def find_config(start: Path) -> Path | None:
     """The nearest `pyproject.toml` at or above `start` holding a `[tool.fixture-migrate]`
     table, else None. Raises `ConfigError` when a candidate cannot be read or parsed."""
+    found = _find_config(start)
+    return None if found is None else found[0]
+
+
+def _find_config(start: Path) -> tuple[Path, bytes, dict[str, Any]] | None:
+    """`find_config`, with the file's bytes and table (read and parsed once)."""
     start = start.resolve()
     for directory in (start, *start.parents):
         candidate = directory / "pyproject.toml"
         if not candidate.is_file():
             continue
-        try:
-            raw = candidate.read_bytes()
-        except OSError as exc:
-            raise ConfigError(f"{candidate}: cannot read: {exc.strerror or exc}") from None
+        raw = _read(candidate)
         # Cheap test first: most pyproject.toml files never mention us, and tomllib costs
         # a few milliseconds to import and parse.
-        if TABLE.encode() in raw and _table(candidate, raw) is not None:
-            return candidate
+        if TABLE.encode() in raw:
+            table = _table(candidate, raw)
+            if table is not None:
+                return candidate, raw, table
     return None
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _table(path: Path, raw: bytes) -> dict[str, Any] | None:
@@ -321,10 +333,7 @@ def _table(path: Path, raw: bytes) -> dict[str, Any] | None:
 def read_config(path: Path) -> dict[str, Any]:
     """The `[tool.fixture-migrate]` table of the TOML file `path`, checked for unknown keys
     and value types. Raises `ConfigError` naming the file, the key and the fix."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    raw = _read(path)
     table = _table(path, raw)
     if table is None:
         raise ConfigError(f"{path}: no [tool.{TABLE}] table; add one, or name another file with --config")
@@ -462,8 +471,15 @@ def resolve(
     """
     cwd = Path.cwd() if cwd is None else cwd
     given = set(given)
-    path = config_file if config_file is not None else find_config(cwd)
-    table = read_config(path) if path is not None else {}
+    path: Path | None = config_file
+    table: dict[str, Any] = {}
+    if config_file is not None:
+        table = read_config(config_file)
+    else:
+        found = _find_config(cwd)
+        if found is not None:
+            path, raw, table = found
+            _check(path, raw, table)
     base = path.resolve().parent if path is not None else cwd.resolve()
 
     values = dict(params)

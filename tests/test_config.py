@@ -225,3 +225,18 @@ def test_validate_table(tmp_path, monkeypatch, capsys):
     _pyproject(tmp_path, "[tool.fixture-migrate.validate]\nno-ref-check = true\n")
     configured = run_cli(["validate", "a.json"], tmp_path, monkeypatch, capsys)
     assert "source_ref_missing" not in configured.out and "missing_boundary_evidence" in configured.out
+
+
+def test_the_configuration_found_is_read_and_parsed_once(tmp_path, monkeypatch):
+    import tomllib
+
+    config = _pyproject(tmp_path, "[tool.fixture-migrate]\nexclude = ['vendor']\n")
+    reads: list[Path] = []
+    real_read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: reads.append(path) or real_read_bytes(path))
+    parses: list[str] = []
+    real_loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parses.append(text) or real_loads(text))
+    settings = resolve("validate", {"paths": None, "repo_root": None, "skill": None}, set(), cwd=tmp_path)
+    assert settings.config_path == config
+    assert reads == [config] and len(parses) == 1

@@ -53,7 +53,16 @@ from typing import Any
 import orjson
 import xxhash
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.writes import TEMP_SUFFIX, is_inside, make_directories, write_file
+from fixture_migrate.migration.writes import (
+    TEMP_SUFFIX,
+    Directory,
+    is_inside,
+    make_directories,
+    open_directory,
+    read_head,
+    resolve_target,
+    write_file,
+)
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
@@ -344,10 +353,11 @@ def _prepare(directory: Path, root: Path | None) -> None:
         write_file(ignore, GITIGNORE, root=root)
 
 
-def _ours(entry: os.DirEntry[str]) -> bool:
-    """Whether `entry` is a file the cache wrote: a cache file (its name and first bytes), a
-    temporary file of one, or the `.gitignore` it made. A directory named by
-    `FIXTURE_MIGRATE_CACHE_DIR` may hold other files of the same names: they are not ours."""
+def _ours(entry: os.DirEntry[str], directory: Directory) -> bool:
+    """Whether `entry` (of `directory`) is a file the cache wrote: a cache file (its name
+    and first bytes), a temporary file of one, or the `.gitignore` it made. A directory
+    named by `FIXTURE_MIGRATE_CACHE_DIR` may hold other files of the same names: they are
+    not ours."""
     if not entry.is_file(follow_symlinks=False):
         return False
     if _TEMP_NAME.fullmatch(entry.name):
@@ -359,9 +369,8 @@ def _ours(entry: os.DirEntry[str]) -> bool:
     else:
         return False
     try:
-        with open(entry.path, "rb") as handle:
-            found = handle.read(len(GITIGNORE) + 1)
-    except OSError:
+        found = read_head(Path(directory.path, entry.name), len(GITIGNORE) + 1, root=directory.root)
+    except FixtureError:
         return False
     return found == expected if expected is GITIGNORE else found.startswith(expected)
 
@@ -369,13 +378,22 @@ def _ours(entry: os.DirEntry[str]) -> bool:
 def clean(repo_root: Path) -> Path | None:
     """Remove the cache directory of `repo_root` (see `cache_dir`); returns it, or None
     when there was none. Only the cache's own files are removed (`_ours`): a directory
-    holding anything else is left in place with those files."""
+    holding anything else is left in place with those files. The directory is opened
+    under the root rule (`open_directory`; a directory named by `FIXTURE_MIGRATE_CACHE_DIR`
+    is the user's choice) and its files removed relative to it, so a directory swapped
+    for a symlink meanwhile is refused, never emptied."""
     directory = cache_dir(repo_root)
     if not directory.is_dir() or directory.is_symlink():
         return None
-    for entry in os.scandir(directory):
-        if _ours(entry):
-            os.unlink(entry.path)
+    root = None if os.environ.get(ENV_VAR) else repo_root
+    try:
+        opened = open_directory(resolve_target(directory, root), root)
+    except FixtureError:
+        return None
+    with opened:
+        for entry in os.scandir(opened.fd):
+            if _ours(entry, opened):
+                os.unlink(entry.name, dir_fd=opened.fd)
     try:
         directory.rmdir()
     except OSError:

@@ -135,20 +135,6 @@ class FileResult(Record):
         self.cache_entry = cache_entry
 
 
-def read_document(
-    path: Path, *, duplicates: str = "refuse", py_names: tuple[str, ...] | None = None, root: Path | None = None
-) -> Document:
-    """The parsed `Document` of a file; raises `FixtureError` for I/O, encoding and syntax errors.
-
-    `duplicates` is "refuse" (a repeated key is an error) or "last" (the last one wins);
-    `py_names` as for `load_document`. Only a regular file within its syntax's size limit
-    is read (`fixture_migrate.formats.size_limit`); with `root`, under the root rule
-    (`fixture_migrate.migration.writes.read_fixture`).
-    """
-    raw = read_fixture(path, limit=limit_for(path), root=root)
-    return load_document(path, raw, duplicates=duplicates, py_names=py_names)
-
-
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
     """`error` with the line and column of its payload path, when it is a `MappingError`."""
     if isinstance(error, MappingError) and error.line is None:
@@ -306,6 +292,12 @@ class Engine:
         # A `[tool.fixture-migrate.skill]` glob maps the file to a skill: declared too.
         return any(glob.matches(rel) for glob, _ in getattr(self.options, "skills", ()))
 
+    def read(self, path: Path) -> bytes:
+        """The bytes of `path`: a regular file within its syntax's size limit
+        (`fixture_migrate.formats.size_limit`), read under the root rule
+        (`fixture_migrate.migration.writes.read_fixture`). Raises `FixtureError`."""
+        return read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
+
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
 
@@ -318,7 +310,7 @@ class Engine:
         returned in `cache_entry` for the run to remember.
         """
         try:
-            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
+            raw = self.read(path)
         except FixtureError as error:
             return FileResult(path, "error", error=error)
         if self.cache is None:
@@ -343,7 +335,7 @@ class Engine:
         if relative not in self.cache.entries:
             return None
         try:
-            raw = read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
+            raw = self.read(path)
         except FixtureError:
             return None
         from fixture_migrate.migration.cache import digest

@@ -23,7 +23,6 @@ from fixture_migrate.migration.engine import (
     Engine,
     migrated_cases,
     place_error,
-    read_document,
     reference_cases,
     unexpected,
 )
@@ -72,26 +71,23 @@ class Reader:
 
     def _load(self, path: Path, last_duplicate_wins: bool) -> LoadedFile:
         py_names = self.engine.options.py_names
-        root = self.engine.options.repo_root
+        duplicate = None
         try:
-            document = read_document(path, py_names=py_names, root=root)
-        except FixtureError as error:
-            if error.code != "duplicate_key" or not last_duplicate_wins:
-                return LoadedFile(path, error=error)
+            raw = self.engine.read(path)
             try:
-                document = read_document(path, duplicates="last", py_names=py_names, root=root)
-            except FixtureError:
-                return LoadedFile(path, error=error)
-            try:
-                claims = self.engine.decide(document)
-            except FixtureError as refused:
-                return LoadedFile(path, error=refused)
-            return LoadedFile(path, document, self._readers(document, claims), duplicate=error, claims=claims)
-        try:
+                document = load_document(path, raw, py_names=py_names)
+            except FixtureError as error:
+                if error.code != "duplicate_key" or not last_duplicate_wins:
+                    raise
+                duplicate = error
+                try:  # the same bytes again, as the reference reads them
+                    document = load_document(path, raw, duplicates="last", py_names=py_names)
+                except FixtureError:
+                    raise error from None
             claims = self.engine.decide(document)
-        except FixtureError as refused:
-            return LoadedFile(path, error=refused)
-        return LoadedFile(path, document, self._readers(document, claims), claims=claims)
+        except FixtureError as error:
+            return LoadedFile(path, error=error)
+        return LoadedFile(path, document, self._readers(document, claims), duplicate=duplicate, claims=claims)
 
     def _readers(self, document: Document, claims: list[Claim]) -> list[Adapter | None]:
         """The adapter each unit is read with: its claim's; for an unclaimed payload (a local

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration.writes import read_head
 
 UNREADABLE = frozenset(
     {
@@ -84,15 +84,14 @@ def _strip_comments(text: str) -> tuple[str, bool]:
     return "".join(out), found
 
 
-def recognize(path: Path, raw: bytes | None = None) -> str | None:
-    """What an unparseable file plainly is, in a few words, or None."""
+def recognize(path: Path, raw: bytes | None = None, *, root: Path | None = None) -> str | None:
+    """What an unparseable file plainly is, in a few words, or None. Without `raw`, its
+    first MiB is read (`read_head`: under the root rule with `root`; a pipe or device is
+    never read, as it could block)."""
     if raw is None:
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None  # a pipe or a device is never opened (it could block)
-            with open(path, "rb") as handle:
-                raw = handle.read(1 << 20)
-        except OSError:
+            raw = read_head(path, 1 << 20, root=root)
+        except FixtureError:
             return None
     if raw.startswith(LFS_POINTER):
         return "a Git LFS pointer (the file's content is not checked out)"
@@ -115,11 +114,12 @@ def recognize(path: Path, raw: bytes | None = None) -> str | None:
     return None
 
 
-def described(path: Path, error: FixtureError) -> FixtureError:
-    """`error` with what the file plainly is in front of its message, when it is recognized."""
+def described(path: Path, error: FixtureError, *, root: Path | None = None) -> FixtureError:
+    """`error` with what the file plainly is in front of its message, when it is recognized
+    (`root`: the repo root, whose root rule the read follows)."""
     if error.code not in UNREADABLE:
         return error
-    what = recognize(path)
+    what = _recognized(path, error, root)
     if what is None:
         return error
     return FixtureError(f"{what}: {error.message}", code=error.code, line=error.line, column=error.column)
@@ -136,5 +136,11 @@ def skip_reason(path: Path, error: FixtureError, *, named: bool, repo_root: Path
         rel = selection.relative(path)
         if rel is not None and any(glob.matches(rel) for glob in selection.include):
             return None
-    what = recognize(path)
+    what = _recognized(path, error, repo_root)
     return what or f"{error.message} [{error.code}]"
+
+
+def _recognized(path: Path, error: FixtureError, root: Path | None) -> str | None:
+    """`recognize` for a file `error` was met reading; a file refused as over its size
+    limit is said to be not read, and is not (no pointer or template is that large)."""
+    return None if error.code == "too_large" else recognize(path, root=root)

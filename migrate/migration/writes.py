@@ -582,27 +582,47 @@ def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path
     """
     if not isinstance(limit, SizeLimit):
         limit = SizeLimit(MAX_FILE_BYTES if limit is None else limit)
-    if root is not None:
-        target = resolve_target(path, root)
-        with open_directory(target.parent, root) as directory:
-            try:
-                fd = _open_file(directory, target.name)
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    resolve_target(path, root)  # a symlink leading outside now: symlink_outside_repo
-                    raise _changed() from None
-                raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
-    else:
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
-        except OSError as exc:
-            raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    fd = _open_for_reading(path, root)
     try:
         return _read_all(fd, limit)
     except OSError as exc:
         raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
     finally:
         os.close(fd)
+
+
+def read_head(path: Path, size: int, *, root: Path | None = None) -> bytes:
+    """The first `size` bytes (at most) of the regular file `path`, whatever its length;
+    opened as `read_fixture` opens it. Raises `FixtureError` as `read_fixture` does, but
+    never `too_large`."""
+    fd = _open_for_reading(path, root)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FixtureError("not a regular file (a directory, pipe, socket or device): not read", code="not_regular")
+        return os.read(fd, size)
+    except OSError as exc:
+        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
+
+
+def _open_for_reading(path: Path, root: Path | None) -> int:
+    """A read-only descriptor of `path` that never waits on a pipe; with `root`, under the
+    root rule (see `read_fixture`). Raises `FixtureError`."""
+    if root is None:
+        try:
+            return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
+        except OSError as exc:
+            raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    target = resolve_target(path, root)
+    with open_directory(target.parent, root) as directory:
+        try:
+            return _open_file(directory, target.name)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                resolve_target(path, root)  # a symlink leading outside now: symlink_outside_repo
+                raise _changed() from None
+            raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
 
 
 # --- hard links ------------------------------------------------------------------------

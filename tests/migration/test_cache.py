@@ -180,6 +180,29 @@ def test_cache_clean_leaves_files_it_did_not_write(tree, monkeypatch, capsys):
     assert cache_files(tree / CACHE_DIR_NAME) == []
 
 
+def test_cache_clean_never_empties_a_directory_swapped_in_outside_the_root(tree, tmp_path, monkeypatch, capsys):
+    # The cache directory is replaced by a symlink to another repo's cache right after
+    # clean looked at it: that cache stays whole.
+    check(tree, monkeypatch, capsys)
+    directory = tree / CACHE_DIR_NAME
+    other = tmp_path / "other-cache"
+    directory.rename(other)
+    held = sorted(path.name for path in other.iterdir())
+    real_is_symlink = Path.is_symlink
+
+    def swapped(path: Path) -> bool:
+        answer = real_is_symlink(path)
+        if path == directory and not real_is_symlink(directory):
+            directory.rmdir()
+            directory.symlink_to(other)
+        return answer
+
+    directory.mkdir()
+    monkeypatch.setattr(Path, "is_symlink", swapped)
+    cache_module.clean(tree)
+    assert sorted(path.name for path in other.iterdir()) == held
+
+
 def test_other_settings_use_another_cache_file(tree, monkeypatch, capsys):
     check(tree, monkeypatch, capsys)
     check(tree, monkeypatch, capsys, "--skill", "other")

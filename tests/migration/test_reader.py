@@ -43,6 +43,17 @@ def test_a_repeated_key_is_read_as_json_parse_reads_it_when_asked(reader: Reader
     assert loaded.document.units[0].data["skill"] == "b"
 
 
+def test_a_repeated_key_reads_the_file_once(reader: Reader, tmp_path: Path, monkeypatch):
+    # Parsed twice (refusing, then as JSON.parse reads it), but from one read: the second
+    # parse sees the very bytes whose repeated key is reported.
+    path = write(tmp_path, "a.json", '{"skill": "a", "skill": "b", "cases": [{"id": "x", "input": "y"}]}')
+    reads: list[Path] = []
+    real_read = reader.engine.read
+    monkeypatch.setattr(reader.engine, "read", lambda p: reads.append(p) or real_read(p))
+    loaded = reader.load(path, last_duplicate_wins=True)
+    assert loaded.duplicate.code == "duplicate_key" and reads == [path]
+
+
 def test_cases_as_the_reference_reads_them_and_as_migrated(reader: Reader, tmp_path: Path):
     loaded = reader.load(write(tmp_path, "a.json", LEGACY))
     [case] = reader.cases(loaded)

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration import writes
+from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
 from fixture_migrate.migration.writes import (
     MAX_FILE_BYTES,
     TEMP_SUFFIX,
     HardLinks,
     read_fixture,
+    read_head,
     resolve_target,
     write_atomic,
     write_new,
@@ -139,17 +141,22 @@ def test_an_interrupt_during_the_write_removes_the_temporary_file(repo, monkeypa
     assert target.read_bytes() == OLD and temps(repo) == []
 
 
-def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
-    target = repo / "cases.json"
-    target.write_bytes(OLD)
+def fail_directory_syncs(monkeypatch, error: OSError) -> None:
+    """Make every fsync of a directory raise `error` (files still sync)."""
     real_fsync = os.fsync
 
     def fsync(fd: int) -> None:
         if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "Invalid argument")
+            raise error
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
+    target = repo / "cases.json"
+    target.write_bytes(OLD)
+    fail_directory_syncs(monkeypatch, OSError(errno.EINVAL, "Invalid argument"))
     write_atomic(target, NEW, original=OLD, root=repo)
     assert target.read_bytes() == NEW
 
@@ -157,14 +164,7 @@ def test_a_directory_that_cannot_be_synced_is_accepted(repo, monkeypatch):
 def test_a_directory_sync_failure_after_the_rename_says_the_file_is_migrated(repo, monkeypatch):
     target = repo / "cases.json"
     target.write_bytes(OLD)
-    real_fsync = os.fsync
-
-    def fsync(fd: int) -> None:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise OSError(errno.EIO, "Input/output error")
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
+    fail_directory_syncs(monkeypatch, OSError(errno.EIO, "Input/output error"))
     with pytest.raises(FixtureError) as caught:
         write_atomic(target, NEW, original=OLD, root=repo)
     assert caught.value.message.startswith("migrated, but the directory could not be synced to disk")
@@ -515,3 +515,27 @@ def test_read_of_an_unreadable_file(repo, monkeypatch):
     with pytest.raises(FixtureError) as caught:
         read_fixture(target)
     assert caught.value.message == "cannot read: Permission denied"
+
+
+def test_read_head_reads_the_start_of_a_file_of_any_size(repo):
+    target = repo / "big.json"
+    target.write_bytes(b"x" * (MAX_FILE_BYTES + 10))
+    assert read_head(target, 4, root=repo) == b"xxxx"
+    (repo / "dir.json").mkdir()
+    with pytest.raises(FixtureError) as caught:
+        read_head(repo / "dir.json", 4, root=repo)
+    assert caught.value.code == "not_regular"
+
+
+def test_recognizing_an_unreadable_file_keeps_to_the_repo_root(tmp_path):
+    # A Git LFS pointer outside the repo, reached through a symlink in it: with the root
+    # given, it is not read (the parser refused the link already), so nothing is said of it.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    outside = tmp_path / "pointer.json"
+    outside.write_bytes(LFS_POINTER + b"v1\n")
+    (repo / "cases.json").symlink_to(outside)
+    assert recognize(repo / "cases.json") is not None
+    assert recognize(repo / "cases.json", root=repo) is None
+    error = FixtureError("bad", code="invalid_json")
+    assert described(repo / "cases.json", error, root=repo) is error
