@@ -3,7 +3,7 @@
 Each `trees/<owner>+<name>.tar.xz` is unpacked and `fixture-migrate migrate .` runs at its
 root with default options. As the corpus README expects:
 
-- no labeled non-fixture and no other tool's dataset changes;
+- no labeled non-fixture, no other tool's dataset and no file that cannot be parsed changes;
 - every labeled fixture is migrated, or left as it is and named in the output;
 - the run exits 0, unless a file that cannot be read lies in a skill's `evals/` folder;
 - migrated cases carry their record's input and expected outcome in the canonical
@@ -109,6 +109,13 @@ pytestmark = pytest.mark.skipif(not REPOS, reason=ABSENT)
 def test_non_fixtures_and_other_tools_files_are_untouched(runs, repo):
     _, _, _, before, after, _ = runs[repo["mirror"]]
     for path in repo["not_fixtures"] + repo["other_eval_datasets"]:
+        assert after.get(path) == before[path], f"{path} changed"
+
+
+@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
+def test_files_that_cannot_be_parsed_are_untouched(runs, repo):
+    _, _, _, before, after, _ = runs[repo["mirror"]]
+    for path in (b["path"] for b in repo["broken"]):
         assert after.get(path) == before[path], f"{path} changed"
 
 

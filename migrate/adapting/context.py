@@ -35,6 +35,7 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from fixture_migrate.adapting.evidence import case_list
 from fixture_migrate.contract import rules as c
 
 FIXTURE_FOLDERS = frozenset({"evals", "eval"})
@@ -106,13 +107,9 @@ def _relative(path: Path, root: Path | None) -> PurePosixPath:
 
 
 def _records(data: Any) -> list[dict[str, Any]]:
-    if isinstance(data, list):
-        return [r for r in data if isinstance(r, dict)]
-    if isinstance(data, dict):
-        for key in ("cases", "examples"):
-            if isinstance(data.get(key), list):
-                return [r for r in data[key] if isinstance(r, dict)]
-    return []
+    """The objects of a payload's case list (`fixture_migrate.adapting.evidence.case_list`)."""
+    found = case_list(data)
+    return [] if found is None else [r for r in found[1] if isinstance(r, dict)]
 
 
 def ruled_out(path: Path | None, data: Any, root: Path | None = None) -> str | None:

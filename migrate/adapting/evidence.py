@@ -95,9 +95,24 @@ def _hint(names: tuple[str, ...]) -> str:
     return ", ".join(names[:4]) + ", ..."
 
 
+_last: tuple[Any, Any, tuple[Evidence | None, str]] | None = None
+"""The last unit asked about, its data and its evidence: the claim (`claims`), its reason
+(`explain`) and the migration (`to_canonical`) each ask for one unit in a row, and on a
+long case list the walk costs more than parsing the file."""
+
+
 def evidence(unit: Unit) -> tuple[Evidence | None, str]:
     """The evidence that `unit` holds eval cases of a local family, or None and why not."""
-    data = unit.data
+    global _last
+    last = _last
+    if last is not None and last[0] is unit and last[1] is unit.data:
+        return last[2]
+    found = _evidence(unit.data)
+    _last = (unit, unit.data, found)
+    return found
+
+
+def _evidence(data: Any) -> tuple[Evidence | None, str]:
     if isinstance(data, dict) and "$schema" in data:
         return None, "a document declaring `$schema` (a JSON Schema or a tool's configuration)"
     found = case_list(data)

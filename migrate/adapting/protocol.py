@@ -45,12 +45,6 @@ def has_case_list(data: dict[str, Any]) -> bool:
     return isinstance(data.get("cases"), list) or isinstance(data.get("examples"), list)
 
 
-def looks_like_cases(items: list[Any]) -> bool:
-    """True for a non-empty list of objects that each carry a member marking an eval case
-    (`contract.CASE_EVIDENCE_KEYS`): the evidence a file without a schema_version needs."""
-    return bool(items) and all(isinstance(item, dict) and not c.CASE_EVIDENCE_KEYS.isdisjoint(item) for item in items)
-
-
 @runtime_checkable
 class Adapter(Protocol):
     """A format fixture-migrate can migrate.

@@ -163,17 +163,9 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
             lines.append(f"should_not_trigger = {_toml(negative)}")
     used: set[str] = {"id", "name", "extensions", "coverage_tags", "source_refs", "source_ref_authority"}
     fields = [
-        ("input", (*c.INPUT_SOURCES, *v.INPUT), c.is_non_empty_string),
-        (
-            "expected_outcome",
-            (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS, *v.EXPECTED),
-            lambda value: value is not None,
-        ),
-        (
-            "forbidden_signals",
-            ("forbidden_signals", "negative_signal", *v.FORBIDDEN),
-            lambda value: bool(c.string_array(value)),
-        ),
+        ("input", v.INPUT_NAMES, c.is_non_empty_string),
+        ("expected_outcome", v.OUTCOME_NAMES, lambda value: value is not None),
+        ("forbidden_signals", v.FORBIDDEN_NAMES, lambda value: bool(c.string_array(value))),
         ("boundary_note", ("boundary_note", *v.BOUNDARY_NOTE), c.is_non_empty_string),
         ("polarity", v.POLARITY, lambda value: isinstance(value, bool)),
     ]

@@ -136,15 +136,22 @@ def polarity_words(polarity: bool) -> tuple[str, tuple[str, ...]]:
     return SHOULD_TRIGGER if polarity else SHOULD_NOT_TRIGGER
 
 
-INPUT_LIKE: Final = frozenset((*c.INPUT_SOURCES, *INPUT))
-EXPECTED_LIKE: Final = frozenset(
-    (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS, *EXPECTED, *FORBIDDEN, "forbidden_signals", "negative_signal")
-)
+INPUT_NAMES: Final = (*c.INPUT_SOURCES, *INPUT)
+"""Every name of the case input, the reference's first, in order of preference."""
+
+OUTCOME_NAMES: Final = (*c.OUTCOME_SOURCES, *c.OUTCOME_OBJECT_TRIGGERS, *EXPECTED)
+"""Every name of the expected outcome, the reference's first, in order of preference."""
+
+FORBIDDEN_NAMES: Final = ("forbidden_signals", "negative_signal", *FORBIDDEN)
+"""Every name of forbidden signals, the reference's first, in order of preference."""
+
+INPUT_LIKE: Final = frozenset(INPUT_NAMES)
+EXPECTED_LIKE: Final = frozenset((*OUTCOME_NAMES, *FORBIDDEN_NAMES))
 
 
 def input_field(record: dict[str, Any]) -> str | None:
     """The first member of `record` that holds its input (a non-blank string), or None."""
-    for key in (*c.INPUT_SOURCES, *INPUT):
+    for key in INPUT_NAMES:
         if c.is_non_empty_string(record.get(key)):
             return key
     return None
@@ -159,7 +166,7 @@ def expected_field(record: dict[str, Any]) -> str | None:
     for key in EXPECTED:
         if c.is_non_empty_expected(record.get(key)):
             return key
-    for key in ("forbidden_signals", "negative_signal", *FORBIDDEN):
+    for key in FORBIDDEN_NAMES:
         if c.string_array(record.get(key)):
             return key
     return polarity_field(record)

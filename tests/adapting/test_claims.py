@@ -302,3 +302,13 @@ def test_a_gitignore_pattern_git_cannot_read_is_passed_over(tmp_path, capsys):
     assert main(["detect", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "a.json: generic" in out and "b.log.json" not in out
+
+
+def test_evidence_is_computed_once_per_unit_and_again_for_new_data():
+    from fixture_migrate.adapting import evidence as ev
+
+    unit = Unit({"cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]})
+    first = ev.evidence(unit)
+    assert ev.evidence(unit) is first
+    unit.data = {"cases": [{"id": "a", "prompt": "p"}]}
+    assert ev.evidence(unit)[0] is None

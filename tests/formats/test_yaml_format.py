@@ -604,4 +604,6 @@ def test_alias_amplification_of_text_is_refused_before_it_is_copied_out(key):
 
 
 def test_a_few_aliases_of_long_text_are_still_read():
-    load_document(Path("evals/ok.yaml"), alias_bomb(20).encode())
+    (unit,) = load_document(Path("evals/ok.yaml"), alias_bomb(20).encode()).units
+    intents = [case["user_intent"] for case in unit.data["examples"]]
+    assert len(intents) == 21 and intents[-1] == intents[0] == "x" * 64 * 1024
