@@ -221,7 +221,7 @@ def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> N
     if reason is not None:
         result.status, result.reason, result.error = "skipped", reason, None
     else:
-        result.error = described(result.path, result.error)
+        result.error = described(result.path, result.error, root=options.repo_root)
 
 
 def _handle_change(

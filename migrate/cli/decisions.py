@@ -70,7 +70,7 @@ def run_detect(
                 )
                 line(shown, "skipped, cannot be read", reason)
                 continue
-            error = described(loaded.path, loaded.error)
+            error = described(loaded.path, loaded.error, root=options.repo_root)
             report.error(shown, error)
             records.append({"path": shown, "error": output.error_record(error)})
             continue
