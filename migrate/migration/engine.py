@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, python_records
+from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -249,8 +249,9 @@ class Engine:
         error (`not_a_literal`, raised here) only when a known family would claim it,
         else it is the module's own data, not a fixture."""
         for label, error, partial in getattr(document, "refused", ()):
-            adapter = self.registry.detect(Unit(partial, label=label))
-            if adapter is not None and adapter.kind != "generic":
+            unit = Unit(partial, label=label)
+            adapter = self.registry.detect(unit)
+            if adapter is not None and not is_local(adapter, unit):
                 raise error
         included = self._included(document.path)
         return [
