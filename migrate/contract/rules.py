@@ -82,9 +82,6 @@ builds `expected_outcome` as an object of the `OUTCOME_OBJECT_KEYS` that are pre
 
 FORBIDDEN_SOURCES: Final = ("forbidden_signals", "negative_signal")
 
-CASE_EVIDENCE_KEYS: Final = frozenset(("id", "prompt", *INPUT_SOURCES, *OUTCOME_SOURCES, *OUTCOME_OBJECT_TRIGGERS))
-"""Members that mark an object as an eval case: an id, an input or prompt, an expected
-outcome. A list of objects without any (JSON Schema `examples`, say) is not a case list."""
 
 EXTENSION_COPY_KEYS: Final = (
     "name",
