@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from fixture_migrate.cli.commands import dump_json
+from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.compatibility import compatibility_violations
 from fixture_migrate.contract.conservation import leaves

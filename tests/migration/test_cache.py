@@ -14,23 +14,9 @@ from fixture_migrate.migration import cache as cache_module
 from fixture_migrate.migration.cache import CACHE_DIR_NAME, ENV_VAR, MAGIC, digest
 from fixture_migrate.migration.engine import Engine
 
+from tests.helpers import CANONICAL, LEGACY
 from tests.runner import ROOT, run_cli
 
-LEGACY = """{
-  "schema_version": "prompt-examples/v1",
-  "skill": "demo",
-  "examples": [
-    {"name": "Greets", "user_intent": "Say hello.", "expected_posture": "Hello back."}
-  ]
-}
-"""
-CANONICAL = """{
-  "schema_version": "spec-first.workflow-eval-fixtures.v1",
-  "skill": "demo",
-  "source_refs": ["skills/demo/SKILL.md"],
-  "cases": [{"id": "a", "input": "x", "coverage_tags": ["trigger"], "expected_outcome": "y"}]
-}
-"""
 # The same length as CANONICAL, but a legacy file: only its bytes tell them apart.
 LEGACY_SAME_SIZE = CANONICAL.replace("spec-first.workflow-eval-fixtures.v1", "spec-first.skill-audit-eval-cases.v1")
 assert len(LEGACY_SAME_SIZE) == len(CANONICAL)
