@@ -21,7 +21,13 @@ from fixture_migrate.slots import Record
 
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 
-_TOKENS = LazyRegex(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_SPANS = LazyRegex(rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:))?|([^\s{{}}\[\],:"]+)|([{{\[])|[}}\]])')
+"""One token and the whitespace and commas before it: a string (group 1; with group 2, the
+colon that makes it a key), another scalar (3), an opening bracket (4) or a closing one."""
+_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 3, 4
+_NO_CHILDREN: tuple[JNode, ...] = ()
+"""The children of every scalar (shared; a tuple, so nothing can append to it)."""
 _UNICODE_ESCAPE = LazyRegex(r"\\u([0-9a-fA-F]{4})")
 
 
@@ -29,7 +35,7 @@ class JNode:
     """A value's span in the text: `start`/`end` offsets; for objects, `keys`, their
     `key_spans` and an `index` of key -> position; `children` the values in order."""
 
-    __slots__ = ("kind", "start", "end", "keys", "key_spans", "children", "index", "want_key")
+    __slots__ = ("kind", "start", "end", "keys", "key_spans", "children", "index")
 
     def __init__(self, kind: int, start: int) -> None:
         self.kind = kind
@@ -40,7 +46,6 @@ class JNode:
             self.keys: list[str] = []
             self.key_spans: list[tuple[int, int]] = []
             self.index: dict[str, int] = {}
-            self.want_key = True
 
     def child(self, key: str | int) -> JNode:
         """The value at `key` (an object key or an array index)."""
@@ -59,44 +64,49 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     Raises `FixtureError` (code `duplicate_key`) naming the line and column of the
     second occurrence of a key within one object.
     """
+    # One regex match per token, with the whitespace and commas before it (skipping them
+    # inside the match is cheaper than letting the search step over them); a string
+    # followed by `:` is a key (in valid JSON nothing else is), so colons are no tokens.
     stack: list[JNode] = []
+    top: JNode | None = None
     root: JNode | None = None
-    for match in _TOKENS.finditer(text, offset, len(text) if end is None else end):
-        token = match.group()
-        first = token[0]
-        if first == "," or first == ":":
-            if first == "," and stack and stack[-1].kind == OBJECT:
-                stack[-1].want_key = True
-            continue
-        if first == "}" or first == "]":
-            stack.pop().end = match.end()
-            continue
-        top = stack[-1] if stack else None
-        if first == '"' and top is not None and top.kind == OBJECT and top.want_key:
-            key = json.loads(token) if "\\" in token else token[1:-1]
-            if key in top.index:
-                line, column = line_col(text, match.start())
+    new = JNode.__new__
+    for match in _SPANS.finditer(text, offset, len(text) if end is None else end):
+        kind = match.lastindex
+        if kind == _KEY:
+            key = match.group(1)
+            key = json.loads(key) if "\\" in key else key[1:-1]
+            index = top.index  # type: ignore[union-attr]
+            if key in index:
+                line, column = line_col(text, match.start(1))
                 raise FixtureError(
                     f"duplicate key {key!r} in one object", code="duplicate_key", line=line, column=column
                 )
-            top.index[key] = len(top.keys)
-            top.keys.append(key)
-            top.key_spans.append(match.span())
-            top.want_key = False
+            index[key] = len(index)
+            top.keys.append(key)  # type: ignore[union-attr]
+            top.key_spans.append(match.span(1))  # type: ignore[union-attr]
             continue
-        if first == "{":
-            node = JNode(OBJECT, match.start())
-        elif first == "[":
-            node = JNode(ARRAY, match.start())
-        else:
-            node = JNode(SCALAR, match.start())
-            node.end = match.end()
+        if kind == _OPEN:
+            node = JNode(OBJECT if match.group(4) == "{" else ARRAY, match.end() - 1)
+            if top is None:
+                root = node
+            else:
+                top.children.append(node)
+            stack.append(node)
+            top = node
+            continue
+        if kind is None:  # a closing bracket
+            stack.pop().end = match.end()
+            top = stack[-1] if stack else None
+            continue
+        node = new(JNode)
+        node.kind = SCALAR
+        node.start, node.end = match.span(kind)
+        node.children = _NO_CHILDREN  # type: ignore[assignment]
         if top is None:
             root = node
         else:
             top.children.append(node)
-        if node.kind != SCALAR:
-            stack.append(node)
     if root is None:
         raise FixtureError("no JSON value", code="invalid_json", line=1, column=1)
     return root
