@@ -320,26 +320,27 @@ class JsonWriter:
         separators between members that stay neighbours; the rest follow the style."""
         text = self.text
         origin = target.origin or ()
-        is_obj = isinstance(target, Obj)
+        is_obj = target.__class__ is Obj
         entries: list[tuple[str | None, Node]]
-        if isinstance(target, Obj):
-            entries = list(target.members)
+        if is_obj:
+            entries = target.members  # type: ignore[union-attr]
         else:
-            entries = [(None, child) for child in target.items]
-        count = len(node.children)
-        own_indent = _line_indent(text, node.start)
+            entries = [(None, child) for child in target.items]  # type: ignore[union-attr]
+        children = node.children
+        count = len(children)
         if count:
             lead = text[node.start + 1 : node.member_start(0)]
-            trail = text[node.children[-1].end : node.end - 1]
+            trail = text[children[-1].end : node.end - 1]
             multiline = "\n" in lead
             member_indent = lead[lead.rfind("\n") + 1 :] if multiline else indent
             if count > 1:
-                generic_sep = text[node.children[0].end : node.member_start(1)]
+                generic_sep = text[children[0].end : node.member_start(1)]
             elif multiline:
                 generic_sep = "," + self.style.newline + member_indent
             else:
                 generic_sep = self.style.item_sep if not is_obj else ", "
         else:
+            own_indent = _line_indent(text, node.start)
             multiline = not self.style.compact
             member_indent = own_indent + self.style.unit if multiline else indent
             lead = self.style.newline + member_indent if multiline else ""
@@ -348,30 +349,56 @@ class JsonWriter:
         if not entries:
             return "{}" if is_obj else "[]"
 
+        # Where each entry comes from: the index of the member of `node` it stands for
+        # (`_position_in`, inlined: this loop runs for every member the writer edits).
+        depth = len(origin)
+        index = node.index if is_obj else None
+        keys = node.keys if is_obj else None
+        key_spans = node.key_spans if is_obj else None
         pieces: list[str] = []
+        append = pieces.append
         previous: int | None = None
         for i, (key, child) in enumerate(entries):
-            source = _position_in(origin, node, node_origin(child))
-            if i:
-                if source is not None and previous is not None and source == previous + 1:
-                    pieces.append(text[node.children[previous].end : node.member_start(source)])
-                else:
-                    pieces.append(generic_sep)
-            if source is not None:
-                value = node.children[source]
-                if isinstance(child, Src):
-                    value_text = text[value.start : value.end]
-                else:
-                    value_text = self.render(child, _line_indent(text, node.member_start(source)), key)
-                if is_obj:
-                    key_start, key_end = node.key_spans[source]
-                    key_text = text[key_start:key_end] if key == node.keys[source] else self._string(key)  # type: ignore[arg-type]
-                    pieces.append(key_text + text[key_end : value.start] + value_text)
-                else:
-                    pieces.append(value_text)
+            kind = child.__class__
+            if kind is Src:
+                child_origin = child.path  # type: ignore[union-attr]
+            elif kind is Val:
+                child_origin = None
             else:
+                child_origin = child.origin  # type: ignore[union-attr]
+            source: int | None = None
+            if child_origin is not None and len(child_origin) == depth + 1 and child_origin[:depth] == origin:
+                last = child_origin[depth]
+                if is_obj:
+                    source = index.get(last) if last.__class__ is str else None  # type: ignore[union-attr]
+                elif last.__class__ is int and 0 <= last < count:  # type: ignore[operator]
+                    source = last  # type: ignore[assignment]
+            if source is None:
+                if i:
+                    append(generic_sep)
                 prefix = f"{self._string(key)}{self.style.colon}" if is_obj else ""  # type: ignore[arg-type]
-                pieces.append(prefix + self.render(child, member_indent, key, inline=not multiline))
+                append(prefix + self.render(child, member_indent, key, inline=not multiline))
+                previous = None
+                continue
+            value = children[source]
+            neighbour = i and previous is not None and source == previous + 1
+            if kind is Src and neighbour and (not is_obj or key == keys[source]):  # type: ignore[index]
+                # A kept member after its kept neighbour: the separator, key and value, all as they were.
+                append(text[children[previous].end : value.end])  # type: ignore[index]
+                previous = source
+                continue
+            if i:
+                append(text[children[previous].end : node.member_start(source)] if neighbour else generic_sep)  # type: ignore[index]
+            if kind is Src:
+                value_text = text[value.start : value.end]
+            else:
+                value_text = self.render(child, _line_indent(text, node.member_start(source)), key)
+            if is_obj:
+                key_start, key_end = key_spans[source]  # type: ignore[index]
+                key_text = text[key_start:key_end] if key == keys[source] else self._string(key)  # type: ignore[index, arg-type]
+                append(key_text + text[key_end : value.start] + value_text)
+            else:
+                append(value_text)
             previous = source
         open_, close = ("{", "}") if is_obj else ("[", "]")
         return open_ + lead + "".join(pieces) + trail + close
