@@ -189,11 +189,23 @@ _LINES = re.compile(rb"\r\n|\r|\n")
 def first_changed_line(old: bytes, new: bytes) -> int:
     """The 1-based line of `old` where a change to `new` begins (where every diff's first
     hunk starts changing lines)."""
-    a, b = _LINES.split(old), _LINES.split(new)
+    # The lines before the last `\n` ahead of the first differing byte are the same on both
+    # sides (a `\n` ends a line break either way, `\n` or `\r\n`): count them in C and
+    # compare lines from there on only.
+    low, high = 0, min(len(old), len(new))
+    while low < high:  # the length of the common prefix, by halving (each compare is a memcmp)
+        middle = (low + high + 1) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    start = old.rfind(b"\n", 0, low) + 1
+    skipped = len(_LINES.split(old[:start])) - 1 if start else 0
+    a, b = _LINES.split(old[start:]), _LINES.split(new[start:])
     for index, (before, after) in enumerate(zip(a, b, strict=False)):
         if before != after:
-            return index + 1
-    return min(len(a), len(b))
+            return skipped + index + 1
+    return skipped + min(len(a), len(b))
 
 
 def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = None) -> FileResult:
