@@ -26,35 +26,56 @@ can equal a string, and counting bare strings runs in C)."""
 _FILLABLE = ("object", "fillable")
 
 
+def _scalar(value: Any) -> Leaf:
+    if value is None or type(value) is bool:
+        return ("literal", value)
+    if type(value) is float:
+        return ("float", repr(value))
+    return (type(value).__name__, value)
+
+
 def leaves(data: Any) -> Counter[Leaf | str]:
     """The multiset of typed leaves of a parsed value (iterative: depth is not bounded by recursion)."""
     strings: list[str] = []
     others: list[Leaf] = []
     fillable = 0
+    add_string, add_other = strings.append, others.append
+    # Only containers go on the stack, with whether they sit where a migration writes
+    # (a case, an `extensions` object); strings, the most common leaves, are taken where
+    # they are met.
     stack: list[tuple[Any, bool]] = [(data, False)]
-    pop = stack.pop
+    push, pop = stack.append, stack.pop
     while stack:
         value, in_place = pop()
         kind = type(value)
-        if kind is str:
-            strings.append(value)
-        elif kind is dict:
+        if kind is dict:
             if in_place:
                 fillable += 1
             elif not value:
-                others.append(("object", "{}"))
-            stack.extend([(item, key == "extensions") for key, item in value.items()])
+                add_other(("object", "{}"))
+            for key, item in value.items():
+                item_kind = type(item)
+                if item_kind is str:
+                    add_string(item)
+                elif item_kind is dict or item_kind is list:
+                    push((item, key == "extensions"))
+                else:
+                    add_other(_scalar(item))
         elif kind is list:
-            if value:
-                stack.extend([(item, True) for item in value])
-            else:
-                others.append(("array", "[]"))
-        elif value is None or kind is bool:
-            others.append(("literal", value))
-        elif kind is float:
-            others.append(("float", repr(value)))
+            if not value:
+                add_other(("array", "[]"))
+            for item in value:
+                item_kind = type(item)
+                if item_kind is str:
+                    add_string(item)
+                elif item_kind is dict or item_kind is list:
+                    push((item, True))
+                else:
+                    add_other(_scalar(item))
+        elif kind is str:
+            add_string(value)
         else:
-            others.append((kind.__name__, value))
+            add_other(_scalar(value))
     found: Counter[Leaf | str] = Counter(strings)
     found.update(others)
     if fillable:
