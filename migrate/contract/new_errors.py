@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.contract.normalize import NormalizedCase
-from fixture_migrate.contract.validate import CaseIdRegistry, RefChecker, validate_case
+from fixture_migrate.contract.rules import js_string
+from fixture_migrate.contract.validate import RefChecker, validate_case
 
 _VALIDATED = (
     "skill",
@@ -38,31 +39,56 @@ def _same(a: Any, b: Any) -> bool:
 
 def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
     """Whether the members `validate_case` reads are the same in both cases (see `_same`)."""
+    get, get_old = case.get, old.get
     for key in _VALIDATED:
-        a, b = case.get(key), old.get(key)
+        a, b = get(key), get_old(key)
         kind = a.__class__
         if kind is not b.__class__:
             return False
         if kind is str or a is None:
             if a != b:
                 return False
+        elif kind is list:
+            # Normalized arrays hold strings: compared in C, by value and then by item type.
+            if a != b:
+                return False
+            if a and not (set(map(type, a)) == _STR_ONLY == set(map(type, b))) and not _same(a, b):
+                return False
         elif not _same(a, b):
             return False
     return True
 
 
+_STR_ONLY = {str}
+
+
+def _id_key(case: NormalizedCase) -> str:
+    """The key of `CaseIdRegistry.check`: the reference's `${skill}:${id}`."""
+    skill, case_id = case.get("skill"), case.get("id")
+    if skill.__class__ is str and case_id.__class__ is str:
+        return f"{skill}:{case_id}"
+    return f"{js_string(skill)}:{js_string(case_id)}"
+
+
 def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
     """Whether `after` has a validation error `before` has not, at the same case position:
     every `(position, reason code)` of `after` among those of `before` (duplicate ids within
-    each list included), without validating a case whose
+    each list included, keyed as `CaseIdRegistry` keys them), without validating a case whose
     validated members are the same on both sides (its reason codes are the same)."""
     checker = RefChecker(Path("."), check_exists=False)
-    ids_before, ids_after = CaseIdRegistry(), CaseIdRegistry()
+    ids_before: set[str] = set()
+    ids_after: set[str] = set()
     for index, case in enumerate(after):
         old = before[index] if index < len(before) else None
-        duplicate_before = old is not None and ids_before.check(old) is not None
-        if ids_after.check(case) is not None and not duplicate_before:
+        duplicate_before = False
+        if old is not None:
+            key = _id_key(old)
+            duplicate_before = key in ids_before
+            ids_before.add(key)
+        key = _id_key(case)
+        if key in ids_after and not duplicate_before:
             return True
+        ids_after.add(key)
         if old is not None and _same_validated(case, old):
             continue
         codes = {error["reason_code"] for error in validate_case(case, checker)}
@@ -71,4 +97,3 @@ def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedC
         if old is None or not codes <= {error["reason_code"] for error in validate_case(old, checker)}:
             return True
     return False
-
