@@ -26,11 +26,18 @@ from fixture_migrate.patterns import LazyRegex
 CHECKS_DEPTH = True
 """`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""
 
-_DIGITS_TO_ZERO = bytes(48 if 48 <= b <= 57 else 120 for b in range(256))
+_SKETCH = bytes(
+    48 if 48 <= b <= 57 else 91 if b in b"[{" else b if b in b'":' else 120  # 0-9 -> 0, [ { -> [
+    for b in range(256)
+)
+_WHITESPACE = b" \t\r\n"
 _LONG_RUN = b"0" * 19
-"""After mapping every digit to `0` and every other byte to `x`, a run of 19 zeros marks
-what may be an integer beyond 64 bits (or just digits in a string): a regex search for
-`[0-9]{19}` costs ten times more."""
+"""`parse_json` reads a sketch of the text in one pass (`bytes.translate`): JSON whitespace
+deleted, every digit mapped to `0`, `[` and `{` to `[`, quotes and colons kept, any other
+byte mapped to `x`. In it, a run of 19 zeros marks what may be an integer beyond 64 bits
+(or just digits in a string: a regex search for `[0-9]{19}` costs ten times more), `[`
+counts the opening brackets, and `":` ends every key, whatever whitespace the text puts
+before its colon."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -177,18 +184,21 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
             ) from None
         # A number too large for a double: an integer beyond 64 bits is valid JSON and kept exactly.
         data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
+    sketch = body.translate(_SKETCH, _WHITESPACE)
     # Before the standard library's recursive parse below. No value can nest deeper than
-    # the file has brackets, so most files are cleared by two counts, without a walk.
-    if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
+    # the file has brackets, so most files are cleared by one count, without a walk.
+    if sketch.count(b"[") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
         raise _too_deep(body.decode("utf-8") if text is None else text)
-    if not exact and _LONG_RUN in body.translate(_DIGITS_TO_ZERO):
+    if not exact and _LONG_RUN in sketch:
         text = body.decode("utf-8") if text is None else text
         data = _parse_exact(text)
     if duplicates == "last":
         return data
-    if body.count(b'":') != _count_keys(data):
-        # Fewer `":` than keys means spacing before colons; more means strings holding
-        # `":` or a repeated key. Only a span parse can tell.
+    # Every key of the text ends in `":` in the sketch, and a string holds `":` only after
+    # a backslash: the count is the number of keys in the text plus such strings. When it
+    # equals the number of keys orjson kept, no key was repeated (a repeated key is read
+    # once). Otherwise (strings holding `\":`, or a repeated key) only a span parse can tell.
+    if sketch.count(b'":') != _count_keys(data):
         parse_spans(body.decode("utf-8") if text is None else text)
     return data
 

@@ -7,6 +7,7 @@ output, so every byte the writer adds or keeps is asserted.
 
 import pytest
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.formats.json_format import parse_json
 from fixture_migrate.formats.json_text import OBJECT, parse_spans
 
 from tests.helpers import plan
@@ -125,3 +126,23 @@ def test_duplicate_key_names_its_place():
 def test_escaped_duplicate_key_is_still_a_duplicate():
     with pytest.raises(FixtureError):
         parse_spans('{"k": 1, "\\u006b": 2}')
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"a": 1, "a": 2, "b" : 3}',  # another key spaced before its colon
+        b'{"a":1,"a":2,"b"\n:3}',
+        b'{"x": {"k": 1, "k": 2}, "y"\t:\t{"z" : 0}}',
+        b'{"a": 1, "a": 2, "s": "\\u0022:"}',  # a string that reads back as `":`
+    ],
+)
+def test_parse_json_refuses_a_repeated_key_whatever_the_spacing_of_others(body):
+    with pytest.raises(FixtureError) as caught:
+        parse_json(body)
+    assert caught.value.code == "duplicate_key"
+
+
+@pytest.mark.parametrize("body", [b'{"a" : 1, "b"\r\n:\r\n[1, 2]}', b'{"s": "\\" :", "t": "\\":"}'])
+def test_parse_json_reads_spaced_keys_and_colons_in_strings(body):
+    assert set(parse_json(body)) in ({"a", "b"}, {"s", "t"})
