@@ -44,10 +44,16 @@ def dump_json_bytes(value: Any, *, indent: int | None = 2) -> bytes:
     return _escaped(raw)
 
 
+_NOT_LEADS = bytes(b for b in range(256) if b not in {lead[0] for lead in _UNSAFE_LEADS})
+"""Every byte that starts none of `_UNSAFE_LEADS`."""
+
+
 def _escaped(raw: bytes) -> bytes:
     # Every character escape_json rewrites is \x7f or starts with one of these UTF-8
-    # byte sequences: most texts (CJK included) are cleared by a few substring searches.
-    if any(lead in raw for lead in _UNSAFE_LEADS):
+    # byte sequences. Most texts (CJK included) hold none of their first bytes, which one
+    # pass of `translate` shows (ten substring searches took ten times longer); the
+    # others are cleared by the searches.
+    if raw.translate(None, _NOT_LEADS) and any(lead in raw for lead in _UNSAFE_LEADS):
         return escape_json(raw.decode("utf-8")).encode("utf-8")
     return raw
 
