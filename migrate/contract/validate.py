@@ -179,6 +179,21 @@ def _text(value: Any) -> bool:
     return c.is_non_empty_string(value)
 
 
+_VALID_TAGS: dict[str, bool] = {}
+"""Whether a coverage tag (a `str`) is valid, per tag met: a few tags recur in every case."""
+
+
+def _valid_tag(tag: Any) -> bool:
+    if tag.__class__ is not str:
+        return _text(tag) and bool(c.COVERAGE_TAG_RE.fullmatch(tag))
+    valid = _VALID_TAGS.get(tag)
+    if valid is None:
+        if len(_VALID_TAGS) > 4096:  # a run over many distinct tags keeps a bounded memo
+            _VALID_TAGS.clear()
+        valid = _VALID_TAGS[tag] = _text(tag) and bool(c.COVERAGE_TAG_RE.fullmatch(tag))
+    return valid
+
+
 def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationError]:
     """The errors of one normalized case, in the reference's order (`validateNormalizedCase`).
 
@@ -199,7 +214,7 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
         errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
     else:
         for tag in tags:
-            if not _text(tag) or not c.COVERAGE_TAG_RE.fullmatch(tag):
+            if not _valid_tag(tag):
                 errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
     source_refs = get("source_refs")
     if not isinstance(source_refs, list) or not source_refs:
@@ -209,7 +224,11 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
         message = f"invalid source_ref_authority: {c.js_string(authority)}"
         errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
     if isinstance(source_refs, list) and source_refs:
-        _validate_source_refs(entry, refs, errors)
+        source_authority = authority == "source"
+        problems = refs.problems
+        for source_ref in source_refs:  # `_validate_source_refs`, inlined
+            for code, message in problems(source_ref, source_authority):
+                errors.append(make_error(code, entry, message))
 
     # `has_bucket_tag` for each bucket, on the tags read once.
     trigger = is_list and "trigger" in tags
