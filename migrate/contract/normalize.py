@@ -168,25 +168,37 @@ def normalize_payload(
         authority = get("source_ref_authority")
         if not (authority if authority.__class__ is str else truthy(authority)):
             authority = file_authority
-        own_tags = strings(get("coverage_tags"))
+        value = get("coverage_tags")
+        own_tags = [] if value is None else strings(value)
         tags = file_tags + own_tags if file_tags else own_tags
         if len(tags) > 1:
             tags = list(dict.fromkeys(tags))
-        own_refs = strings(get("source_refs"))
+        value = get("source_refs")
+        own_refs = [] if value is None else strings(value)
         refs = file_refs + own_refs if file_refs else own_refs
         if len(refs) > 1:
             refs = list(dict.fromkeys(refs))
         case_id = get("id")
-        if not text(case_id):
+        if not (
+            case_id != "" and (case_id[0] not in blank_start or case_id.strip(whitespace) != "")
+            if case_id.__class__ is str
+            else is_text(case_id)
+        ):
             name = get("name")
             case_id = c.slugify(name) if text(name) else f"case-{index + 1}"
-        for key in input_sources:
-            value = get(key)
-            if value is not None and text(value):
-                case_input = value
-                break
-        else:
-            case_input = ""
+        case_input = get("input")  # the first of `input_sources`, nearly always there
+        if not (
+            case_input.__class__ is str
+            and case_input != ""
+            and (case_input[0] not in blank_start or case_input.strip(whitespace) != "")
+        ):
+            for key in input_sources:
+                value = get(key)
+                if value is not None and text(value):
+                    case_input = value
+                    break
+            else:
+                case_input = ""
         for key in outcome_sources:
             if key in entry:
                 outcome = entry[key]
@@ -198,7 +210,10 @@ def normalize_payload(
                     outcome = {key: entry[key] for key in outcome_keys if key in entry}
                     break
         note = get("boundary_note")
-        forbidden = strings(get("forbidden_signals"))
+        if note is not None and not text(note):
+            note = ""
+        value = get("forbidden_signals")
+        forbidden = [] if value is None else strings(value)
         negative = get("negative_signal")
         if negative is not None:
             forbidden += strings(negative)
@@ -223,7 +238,7 @@ def normalize_payload(
                 "coverage_tags": tags,
                 "source_refs": refs,
                 "source_ref_authority": authority,
-                "boundary_note": note if note is not None and text(note) else "",
+                "boundary_note": "" if note is None else note,
                 "forbidden_signals": forbidden,
                 "source_file": source_file,
                 "source_schema_version": source_version,
