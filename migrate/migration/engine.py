@@ -190,8 +190,8 @@ def first_changed_line(old: bytes, new: bytes) -> int:
     """The 1-based line of `old` where a change to `new` begins (where every diff's first
     hunk starts changing lines)."""
     # The lines before the last `\n` ahead of the first differing byte are the same on both
-    # sides (a `\n` ends a line break either way, `\n` or `\r\n`): count them in C and
-    # compare lines from there on only.
+    # sides (a `\n` ends a line break either way, `\n` or `\r\n`): count them in C. Without a
+    # `\r` about, the next line is the first that differs; else lines are compared from there.
     low, high = 0, min(len(old), len(new))
     while low < high:  # the length of the common prefix, by halving (each compare is a memcmp)
         middle = (low + high + 1) // 2
@@ -200,7 +200,12 @@ def first_changed_line(old: bytes, new: bytes) -> int:
         else:
             high = middle - 1
     start = old.rfind(b"\n", 0, low) + 1
-    skipped = len(_LINES.split(old[:start])) - 1 if start else 0
+    if b"\r" in old[:start]:
+        skipped = len(_LINES.split(old[:start])) - 1
+    else:
+        skipped = old.count(b"\n", 0, start)
+    if low < len(old) and low < len(new) and b"\r" not in old[start : low + 1] and b"\r" not in new[start : low + 1]:
+        return skipped + 1  # the line at `start` holds the first difference, on both sides
     a, b = _LINES.split(old[start:]), _LINES.split(new[start:])
     for index, (before, after) in enumerate(zip(a, b, strict=False)):
         if before != after:
