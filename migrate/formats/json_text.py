@@ -168,7 +168,7 @@ def detect_style(text: str, root: JNode) -> JsonStyle:
     colon = ": "
     if root.kind == OBJECT and root.keys:
         colon = text[root.key_spans[0][1] : root.children[0].start]
-    compact = "\n" not in text[root.start : root.end]
+    compact = text.find("\n", root.start, root.end) < 0
     unit = "  "
     if not compact and root.kind != SCALAR and root.children:
         gap = text[root.start + 1 : root.member_start(0)]
@@ -211,10 +211,15 @@ def _scalar_arrays(root: JNode, limit: int = 200) -> list[tuple[str | None, JNod
     stack: list[tuple[str | None, JNode]] = [(None, root)]
     while stack and len(found) < limit:
         key, node = stack.pop()
-        if node.kind == ARRAY and node.children and all(child.kind == SCALAR for child in node.children):
-            found.append((key, node))
-        names = node.keys if node.kind == OBJECT else [None] * len(node.children)
-        stack.extend((name, child) for name, child in zip(names, node.children, strict=True) if child.kind != SCALAR)
+        children = node.children
+        if node.kind == OBJECT:
+            stack.extend([(name, child) for name, child in zip(node.keys, children) if child.kind != SCALAR])
+        elif children:
+            nested = [(None, child) for child in children if child.kind != SCALAR]
+            if nested:
+                stack.extend(nested)
+            else:
+                found.append((key, node))
     return found
 
 
