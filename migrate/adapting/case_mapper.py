@@ -43,6 +43,9 @@ FILLABLE = ("input", "expected_outcome", "boundary_note", "forbidden_signals")
 """Canonical case members an adapter may fill where the reference leaves them empty."""
 
 _CASE_KEYS = frozenset(c.CASE_KEYS)
+_HOMES = {c.CASE_KEYS: _CASE_KEYS, c.FILE_KEYS: frozenset(c.FILE_KEYS)}
+"""The member names of a case and of a file, as sets (`_Edit.finish` tests every member)."""
+_OUTCOME_TRIGGERS = frozenset(c.OUTCOME_OBJECT_TRIGGERS)
 _NO_EXTENSIONS: dict[str, Any] = {}
 
 
@@ -174,8 +177,12 @@ class CaseMapper(Record):
                 edit.head.append(("id", Val(fallback or normalize_case_id(entry, index) or f"case-{index + 1}")))
 
         # input: the reference's first non-blank source, else the adapter's fill.
-        source = next((k for k in c.INPUT_SOURCES if c.is_non_empty_string(entry.get(k))), None)
-        if source is None:
+        source = None
+        for key in c.INPUT_SOURCES:
+            if key in entry and c.is_non_empty_string(entry[key]):
+                source = key
+                break
+        else:
             source = self._fill_source("input", entry)
         if source is not None and source != "input":
             edit.displace(entry, "input")
@@ -186,8 +193,12 @@ class CaseMapper(Record):
                 edit.renames[source] = "input"
 
         # expected_outcome: first present source; else the decision object; else the fill.
-        source = next((k for k in c.OUTCOME_SOURCES if k in entry), None)
-        if source is None and any(k in entry for k in c.OUTCOME_OBJECT_TRIGGERS):
+        source = None
+        for key in c.OUTCOME_SOURCES:
+            if key in entry:
+                source = key
+                break
+        if source is None and not _OUTCOME_TRIGGERS.isdisjoint(entry):
             parts = [k for k in entry if k in c.OUTCOME_OBJECT_KEYS]
             edit.place(parts[0], "expected_outcome", Obj([(k, Src(path + (k,))) for k in parts]))
             edit.consumed.update(parts)
@@ -199,7 +210,7 @@ class CaseMapper(Record):
                 edit.renames[source] = "expected_outcome"
             has_outcome = source is not None
 
-        if polarity is None:
+        if polarity is None and self.polarity_fields:
             polarity = next((entry[k] for k in self.polarity_fields if isinstance(entry.get(k), bool)), None)
         if polarity is not None:
             self._polarity(edit, entry, path, polarity, has_outcome)
@@ -364,6 +375,7 @@ class _Edit:
 
     def finish(self, source: dict[str, Any], where: str, home: tuple[str, ...]) -> Node:
         """Move every member without a home in `home` to extensions, then assemble the object."""
+        home = _HOMES.get(home, home)  # type: ignore[call-overload]
         for key in source:
             if key not in self.renames and key not in self.consumed and key not in home:
                 self.consumed.add(key)
