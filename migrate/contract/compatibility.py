@@ -19,6 +19,8 @@ from fixture_migrate.contract.normalize import NormalizedCase
 _EMPTY: tuple[Any, ...] = ("", None, [])
 _MAY_GROW = ("coverage_tags", "forbidden_signals")
 _FREE = ("source_schema_version", "normalized_from", "coverage_basis", "extensions", "source_file")
+_COMPARED = tuple((key, key in _MAY_GROW) for key in c.NORMALIZED_KEYS if key not in _FREE)
+"""The members compared one by one, in order, each with whether it may grow."""
 
 
 def _is_empty(value: Any) -> bool:
@@ -38,24 +40,26 @@ def compatibility_violations(reference: list[NormalizedCase], migrated: list[Nor
         return [f"the reference has {len(reference)} cases, the migration {len(migrated)}"]
     problems: list[str] = []
     for number, (old, new) in enumerate(zip(reference, migrated, strict=True), start=1):
-        where = f"case {number} ({old.get('id')!s})"
-        for key in c.NORMALIZED_KEYS:
-            if key in _FREE:
-                continue
-            before, after = old.get(key), new.get(key)
-            if key in _MAY_GROW:
+        get, get_new = old.get, new.get
+        for key, may_grow in _COMPARED:
+            before, after = get(key), get_new(key)
+            if may_grow:
                 if not (isinstance(after, list) and all(item in after for item in before)):
-                    problems.append(f"{where}: {key} lost values: {before!r} -> {after!r}")
+                    problems.append(f"{_where(number, old)}: {key} lost values: {before!r} -> {after!r}")
             elif before != after and not _is_empty(before):
-                problems.append(f"{where}: {key} changed: {before!r} -> {after!r}")
-        if new.get("normalized_from") != "canonical" or new.get("source_schema_version") != c.CANONICAL_SCHEMA_VERSION:
-            problems.append(f"{where}: the migration does not normalize as canonical")
-        if old.get("coverage_basis") == "declared_coverage_tags" and new.get("coverage_basis") != old.get(
-            "coverage_basis"
-        ):
-            problems.append(f"{where}: coverage_basis changed")
-        old_ext, new_ext = old.get("extensions") or {}, new.get("extensions") or {}
-        for key, value in old_ext.items():
-            if key not in new_ext or new_ext[key] != value:
-                problems.append(f"{where}: extensions.{key} lost or changed")
+                problems.append(f"{_where(number, old)}: {key} changed: {before!r} -> {after!r}")
+        if get_new("normalized_from") != "canonical" or get_new("source_schema_version") != c.CANONICAL_SCHEMA_VERSION:
+            problems.append(f"{_where(number, old)}: the migration does not normalize as canonical")
+        if get("coverage_basis") == "declared_coverage_tags" and get_new("coverage_basis") != get("coverage_basis"):
+            problems.append(f"{_where(number, old)}: coverage_basis changed")
+        old_ext = get("extensions")
+        if old_ext:
+            new_ext = get_new("extensions") or {}
+            for key, value in old_ext.items():
+                if key not in new_ext or new_ext[key] != value:
+                    problems.append(f"{_where(number, old)}: extensions.{key} lost or changed")
     return problems
+
+
+def _where(number: int, case: NormalizedCase) -> str:
+    return f"case {number} ({case.get('id')!s})"
