@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_right
 from functools import cached_property
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -255,7 +257,16 @@ class JsonDocument(Document):
                 node = node.child(key)
         except (KeyError, IndexError, AttributeError):
             return None
-        return line_col(self.text, node.start)
+        # `line_col`, from the offsets of the lines: a file with many errors (every case of a
+        # file missing something) is placed without counting newlines from the top each time.
+        starts = self._line_starts
+        line = bisect_right(starts, node.start)
+        return line, node.start - starts[line - 1] + 1
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        """The offset where each line of `text` starts (and one past the end)."""
+        return [0, *accumulate(len(line) + 1 for line in self.text.split("\n"))]
 
 
 def read(path: Path, raw: bytes, *, duplicates: str = "refuse") -> JsonDocument:
