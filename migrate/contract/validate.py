@@ -202,11 +202,17 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     """
     errors: list[ValidationError] = []
     get = entry.get
-    if not _text(get("skill")):
+    blank_start = c.JS_WHITESPACE_SET
+    # `_text` of skill, id and input, inlined for the common case: a string whose first
+    # character is not blank.
+    value = get("skill")
+    if not (value.__class__ is str and value != "" and value[0] not in blank_start) and not _text(value):
         errors.append(make_error(c.MISSING_SKILL, entry, "case skill must be a non-empty string"))
-    if not _text(get("id")):
+    value = get("id")
+    if not (value.__class__ is str and value != "" and value[0] not in blank_start) and not _text(value):
         errors.append(make_error(c.MISSING_ID, entry, "case id must be a non-empty string"))
-    if not _text(get("input")):
+    value = get("input")
+    if not (value.__class__ is str and value != "" and value[0] not in blank_start) and not _text(value):
         errors.append(make_error(c.MISSING_INPUT, entry, "case input must be a non-empty string"))
     tags = get("coverage_tags")
     is_list = isinstance(tags, list)
