@@ -117,14 +117,20 @@ def check_file(
             else:
                 errors.append((index, [(error, None) for error in found]))
         skill, case_id = entry.get("skill"), entry.get("id")
-        keys.append(f"{js_string(skill)}:{js_string(case_id)}")
+        if skill.__class__ is str and case_id.__class__ is str:
+            keys.append(f"{skill}:{case_id}")
+        else:
+            keys.append(f"{js_string(skill)}:{js_string(case_id)}")
         ids.append(case_id)
     if cases:
         first = cases[0]
         skill, source = first.get("skill"), first.get("source_file")
-        if all(entry.get("skill") is skill and entry.get("source_file") is source for entry in cases):
-            checked.shared = (skill, source)
+        for entry in cases:
+            if entry.get("skill") is not skill or entry.get("source_file") is not source:
+                break
         else:
+            checked.shared = (skill, source)
+        if checked.shared is None:
             checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
     if located:
         # The span tree is built already: the place a duplicate id would have costs little now.
