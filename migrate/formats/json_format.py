@@ -34,12 +34,11 @@ _SKETCH = bytes(
 )
 _WHITESPACE = b" \t\r\n"
 _LONG_RUN = b"0" * 19
-"""`parse_json` reads a sketch of the text in one pass (`bytes.translate`): JSON whitespace
-deleted, every digit mapped to `0`, `[` and `{` to `[`, quotes and colons kept, any other
-byte mapped to `x`. In it, a run of 19 zeros marks what may be an integer beyond 64 bits
-(or just digits in a string: a regex search for `[0-9]{19}` costs ten times more), `[`
-counts the opening brackets, and `":` ends every key, whatever whitespace the text puts
-before its colon."""
+"""`parse_json` reads a sketch of the text made in one pass (`bytes.translate`): every digit
+mapped to `0`, `[` and `{` to `[`, quotes and colons kept, any other byte mapped to `x`. In
+it, a run of 19 zeros marks what may be an integer beyond 64 bits (or just digits in a
+string: a regex search for `[0-9]{19}` costs ten times more) and `[` counts the opening
+brackets. With JSON whitespace deleted too, `":` ends every key."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -135,14 +134,8 @@ def _parse_exact(text: str, place: tuple[int, int] | None = None) -> Any:
 
 def _count_keys(data: Any) -> int:
     """How many object keys `data` holds, all levels together."""
-    # orjson's compact output ends every key with `":` and writes a quote inside a
-    # string only as `\"`: without `\":` in it, counting `":` counts the keys, in C.
-    try:
-        dumped = orjson.dumps(data)
-    except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
-        dumped = b'\\":'
-    if b'\\":' not in dumped:
-        return dumped.count(b'":')
+    # Counted by a walk: counting `":` in orjson's output would also count each string
+    # that starts with a colon (`":"`).
     keys = 0
     stack = [data]
     while stack:
@@ -153,6 +146,26 @@ def _count_keys(data: Any) -> int:
         elif type(value) is list:
             stack.extend(value)
     return keys
+
+
+def _no_repeated_key(body: bytes, data: Any) -> bool:
+    """True when the JSON text `body` (parsed as `data`, where a repeated key is read once)
+    repeats no key within an object; False when it may (a span parse tells)."""
+    if b"\\" not in body or b"\\u" not in body:  # one byte is found faster than two
+        # Every key of the text is followed by one colon, and every other colon is inside a
+        # string, written as itself (no `\u` escape to write one otherwise): so are they in
+        # orjson's compact output of the data, which holds each key and string the text does,
+        # but a repeated key and its value once. Equal counts of `:` mean no key was repeated.
+        try:
+            dumped = orjson.dumps(data)
+        except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
+            pass
+        else:
+            return body.count(b":") == dumped.count(b":")
+    # Every key of the text ends in `":` once whitespace is deleted, and a string holds `":`
+    # only after a backslash: the count is the keys of the text plus such strings, never
+    # fewer than the keys orjson kept, and equal to them only when no key was repeated.
+    return body.translate(_SKETCH, _WHITESPACE).count(b'":') == _count_keys(data)
 
 
 def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refuse") -> Any:
@@ -186,7 +199,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
             ) from None
         # A number too large for a double: an integer beyond 64 bits is valid JSON and kept exactly.
         data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
-    sketch = body.translate(_SKETCH, _WHITESPACE)
+    sketch = body.translate(_SKETCH)
     # Before the standard library's recursive parse below. No value can nest deeper than
     # the file has brackets, so most files are cleared by one count, without a walk.
     if sketch.count(b"[") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
@@ -196,12 +209,8 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
         data = _parse_exact(text)
     if duplicates == "last":
         return data
-    # Every key of the text ends in `":` in the sketch, and a string holds `":` only after
-    # a backslash: the count is the number of keys in the text plus such strings. When it
-    # equals the number of keys orjson kept, no key was repeated (a repeated key is read
-    # once). Otherwise (strings holding `\":`, or a repeated key) only a span parse can tell.
-    if sketch.count(b'":') != _count_keys(data):
-        parse_spans(body.decode("utf-8") if text is None else text)
+    if not _no_repeated_key(body, data):
+        parse_spans(body.decode("utf-8") if text is None else text)  # raises, placing the repeat
     return data
 
 

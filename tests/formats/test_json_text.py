@@ -135,6 +135,10 @@ def test_escaped_duplicate_key_is_still_a_duplicate():
         b'{"a":1,"a":2,"b"\n:3}',
         b'{"x": {"k": 1, "k": 2}, "y"\t:\t{"z" : 0}}',
         b'{"a": 1, "a": 2, "s": "\\u0022:"}',  # a string that reads back as `":`
+        b'{"a": "x:y", "b": {"a": 1, "a": "p:q"}}',  # colons in strings, kept and dropped
+        b'{"a": 1, "a": 2, "s": "\\u003a"}',  # a colon written as an escape
+        b'[{"k": 1}, {"k": 2, "k": 3}]',
+        b'{"a": 1, "a": 12345678901234567890123}',  # read by the standard library
     ],
 )
 def test_parse_json_refuses_a_repeated_key_whatever_the_spacing_of_others(body):
