@@ -267,8 +267,17 @@ class CaseMapper(Record):
 
     def map_cases(self, cases: list[Any], path: Path) -> Node:
         """The canonical form of the case array at `path`; `Src(path)` when every case is canonical."""
-        first = next((i for i, entry in enumerate(cases) if not self._at_home(entry)), None)
-        if first is None:
+        # `_at_home` of each case, inlined: this runs over every case of every file.
+        home, explicit, text = _CASE_KEYS.issuperset, self.explicit_ids, c.is_non_empty_string
+        for first, entry in enumerate(cases):
+            if not (
+                type(entry) is dict
+                and home(entry)
+                and type(entry.get("extensions", _NO_EXTENSIONS)) is dict
+                and (not explicit or text(entry.get("id")))
+            ):
+                break
+        else:
             return Src(path)
         items: list[Node] = [Src(path + (i,)) for i in range(first)]
         items += [self.map_case(entry, path + (i,), i) for i, entry in enumerate(cases[first:], first)]
