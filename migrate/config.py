@@ -242,7 +242,7 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     (all of them for plain `Options`). A path that does not exist still yields its error."""
     selection = getattr(options, "selection", None)
     if selection is None:
-        yield from iter_files(paths, ignore=GitIgnore(options.repo_root))
+        yield from iter_files(paths, ignore=GitIgnore(options.repo_root), root=options.repo_root)
         return
     ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
     paths = list(paths)
@@ -254,7 +254,7 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         named = not path.is_dir()
-        for found, error in iter_files([path], ignore=ignore, admits=admits):
+        for found, error in iter_files([path], ignore=ignore, admits=admits, root=options.repo_root):
             if seen is not None:
                 if found in seen:
                     continue

@@ -392,3 +392,29 @@ def test_a_named_directory_that_exists_gets_no_gitignore(tree, tmp_path, monkeyp
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "new" / "cache"))
     check(tree, monkeypatch, capsys)
     assert (tmp_path / "new" / "cache" / ".gitignore").read_bytes() == cache_module.GITIGNORE
+
+
+def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
+    """A re-run reads each file relative to the directory its walk holds open: one `open` per
+    file, none of the per-file walks from the root (one open per directory on the way)."""
+    evals = tree / "skills" / "demo" / "evals"
+    for i in range(20):
+        (evals / f"more-{i:02}.json").write_text(CANONICAL)
+    first = check(tree, monkeypatch, capsys)
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path, *args, **kwargs):
+        opened.append(os.fsdecode(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spy)
+    names = planned(monkeypatch)
+    second = check(tree, monkeypatch, capsys)
+    monkeypatch.undo()
+    assert names == []
+    assert (second.code, second.err) == (first.code, first.err)
+    fixtures = sorted(name for name in opened if name.endswith(".json"))
+    assert fixtures == sorted(path.name for path in evals.iterdir())
+    directories = [name for name in opened if not name.endswith(".json")]
+    assert len(directories) < 15, directories  # the walk's own, and the cache's: not one per file
