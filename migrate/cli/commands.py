@@ -169,8 +169,11 @@ def run_migrate(
             record["error"] = output.error_record(result.error)
             continue
         report.count(result.status)
+        # The notes of "not a fixture", "skipped" and "unchanged" show only when verbose: not
+        # even made otherwise (a run over a large tree makes one per file).
         if result.status == Status.NOT_FIXTURE:
-            report.note(f"{_display(path)}: not a fixture, skipped")
+            if report.verbose:
+                report.note(f"{_display(path)}: not a fixture, skipped")
         elif result.status == "other_tool":
             assert result.import_from is not None
             other_tools[result.import_from] += 1
@@ -183,9 +186,11 @@ def run_migrate(
             )
             emit.unclaimed(path, result.reason)
         elif result.status == "skipped":
-            report.note(f"{_display(path)}: skipped: {result.reason}")
+            if report.verbose:
+                report.note(f"{_display(path)}: skipped: {result.reason}")
         elif result.status == Status.UNCHANGED:
-            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+            if report.verbose:
+                report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(engine, result, diff, mode, emit=emit, report=report, record=record):
                 cases += result.cases

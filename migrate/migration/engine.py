@@ -339,9 +339,7 @@ class Engine:
             raw = self.read(path)
         except FixtureError:
             return None
-        from fixture_migrate.migration.cache import digest
-
-        return self._cached(path, (relative, digest(raw)))
+        return self._cached(path, (relative, self.cache.digest(raw)))
 
     def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
         assert self.cache is not None

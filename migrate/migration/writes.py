@@ -138,7 +138,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.paths import absolute as absolute_path
@@ -275,15 +275,28 @@ def limit_for(path: Path | str) -> SizeLimit:
     """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
     `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
     message that names it and how to raise it."""
-    from fixture_migrate.formats import SIZE_LIMITS, SYNTAX_BY_SUFFIX, size_variable
-
+    formats = _formats()
     # The suffix as `Path.suffix` gives it, without a Path per file (asked for every read).
     name = os.fspath(path).rstrip(os.sep).rpartition(os.sep)[2]
     dot = name.rfind(".")
-    syntax = SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
+    syntax = formats.SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
     if syntax is None:
         return SizeLimit(MAX_FILE_BYTES)
-    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES, SIZE_LIMITS.get(syntax))
+    setting = os.environ.get(_size_variable(syntax))
+    return _limit(syntax, setting, MAX_FILE_BYTES, formats.SIZE_LIMITS.get(syntax))
+
+
+@functools.lru_cache(maxsize=1)
+def _formats() -> Any:
+    # Imported on first use (not at import: `formats` imports this module's users), once.
+    import fixture_migrate.formats
+
+    return fixture_migrate.formats
+
+
+@functools.lru_cache(maxsize=16)
+def _size_variable(syntax: str) -> str:
+    return _formats().size_variable(syntax)
 
 
 @functools.lru_cache(maxsize=32)
@@ -607,9 +620,14 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
     chunks: list[bytes] = []
     remaining = limit.bytes + 1
     while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 20))
+        wanted = min(remaining, 1 << 20)
+        chunk = os.read(fd, wanted)
         if not chunk:
             break
+        if not chunks and len(chunk) == info.st_size < wanted:
+            # Fewer bytes than asked from a regular file, as many as its size: its end was
+            # reached (no second read to find it out).
+            return chunk
         chunks.append(chunk)
         remaining -= len(chunk)
     if remaining <= 0:
