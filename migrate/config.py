@@ -428,9 +428,6 @@ def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, An
     in place, `fixture_migrate.adapting.families`); raises `ConfigError` for a bad table."""
     if not isinstance(tables, dict):
         return ()
-    from fixture_migrate.adapting.declared import MappedAdapterError
-    from fixture_migrate.adapting.families import declared_families
-
     found = []
     for name, table in tables.items():
         if isinstance(table, dict) and "files" in table:
@@ -441,6 +438,11 @@ def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, An
                 else ()
             )
             found.append((name, table, globs))
+    if not found:
+        return ()  # and the family machinery is not even imported
+    from fixture_migrate.adapting.declared import MappedAdapterError
+    from fixture_migrate.adapting.families import declared_families
+
     try:
         declared_families(found, base, path)  # checks each table
     except MappedAdapterError as error:

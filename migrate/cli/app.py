@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
-from fixture_migrate.cli import app_cache, app_exchange, commands, decisions
+from fixture_migrate.cli import app_cache, app_exchange, commands
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
     AsMigrated,
@@ -271,6 +271,8 @@ def detect(
     values = settings.values
     fmt = values["output_format"]
     stdout = output_stream(fmt)
+    from fixture_migrate.cli import decisions  # `detect` and `suggest` alone read files this way
+
     code = decisions.run_detect(
         settings.paths,
         settings.options,
@@ -315,6 +317,8 @@ def suggest(
     """
     settings = resolve_settings(ctx, "suggest")
     values = settings.values
+    from fixture_migrate.cli import decisions
+
     code = decisions.run_suggest(
         settings.paths,
         settings.options,
