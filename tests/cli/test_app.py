@@ -398,7 +398,7 @@ def test_validate_as_migrated_reports_a_repeated_key_once(capsys, tmp_path):
 
 def test_a_check_that_plans_no_change_imports_no_other_command_or_check(tmp_path):
     """Start-up: a `migrate --check` of a canonical file loads neither the other commands'
-    runs (`detect`, `import`, `validate`), the public API module, the family machinery of
+    runs and typer commands (`detect`, `import`, `cache`, `validate`), the public API module, the family machinery of
     `[tool.fixture-migrate.adapters]`, the checks of a planned change, nor the progress bar."""
     (tmp_path / "canonical.json").write_text(CANONICAL)
     probe = (
@@ -413,6 +413,8 @@ def test_a_check_that_plans_no_change_imports_no_other_command_or_check(tmp_path
     for module in (
         "fixture_migrate._api",
         "fixture_migrate.cli.decisions",
+        "fixture_migrate.cli.app_exchange",
+        "fixture_migrate.cli.app_cache",
         "fixture_migrate.cli.progress",
         "fixture_migrate.migration.reader",
         "fixture_migrate.importing.base",
@@ -421,3 +423,12 @@ def test_a_check_that_plans_no_change_imports_no_other_command_or_check(tmp_path
         "fixture_migrate.migration.cache",
     ):
         assert repr(module) not in loaded, module
+
+
+def test_the_app_lists_every_command_in_order_whichever_is_asked_first():
+    from fixture_migrate.cli import app as module
+
+    names = [info.name or info.callback.__name__ for info in module.app.registered_commands]
+    assert names == ["migrate", "normalize", "validate", "detect", "suggest", "import", "export", "adapters", "schema"]
+    assert [group.name for group in module.app.registered_groups] == ["cache"]
+    assert module.app is module._complete()  # completed once
