@@ -45,9 +45,14 @@ from fixture_migrate.cli.output import github_stream, make_report, output_stream
 from fixture_migrate.migration.parallel import default_jobs
 
 
-def _new_app() -> typer.Typer:
+COMPLETE_VAR = "_FIXTURE_MIGRATE_COMPLETE"
+"""The environment variable a shell sets to ask for completions (click's `_{PROG}_COMPLETE`)."""
+
+
+def _new_app(*, completion: bool = True) -> typer.Typer:
     return typer.Typer(
         name="fixture-migrate",
+        add_completion=completion,
         help=(
             "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
             "in place, keeping every local field under `extensions`.\n\n"
@@ -416,7 +421,10 @@ def _app_for(argv: list[str]) -> typer.Typer:
     groups = [info for info in _app.registered_groups if info.name == name]
     if not commands_ and not groups:
         return _complete()
-    lean = _new_app()
+    # `--install-completion` and `--show-completion` are options of the whole app, never of a
+    # subcommand: a run of one goes without them (typer inspects their machinery on every
+    # run), unless a shell is asking for completions.
+    lean = _new_app(completion=COMPLETE_VAR in os.environ)
     lean.registered_callback = _app.registered_callback
     lean.registered_commands = commands_
     lean.registered_groups = groups
