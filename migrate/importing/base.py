@@ -252,23 +252,20 @@ class ExternalAdapter:
         map_case: Callable[[dict[str, Any], ExportContext], dict[str, Any]] | None = None,
         export_document: Callable[[list[dict[str, Any]], ExportContext], Any] | None = None,
     ) -> None:
-        """The export steps are passed in explicitly (an adapter module passes its own
-        functions); an adapter given none of them imports only. Nothing is looked up by name,
-        so a plugin's unrelated module-level `map_case` is never picked up."""
+        """The export steps, passed explicitly (none: import only); never looked up by name."""
         self._record_of = record_of
         self._map_case = map_case
         self._export_document = export_document
 
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """The source record of a case this adapter imported, rebuilt from its `extensions`.
-        Raises `NotImplementedError` when the adapter was given no `record_of`."""
+        """The source record of a case this adapter imported, rebuilt from its `extensions`
+        (`NotImplementedError` when given no `record_of`)."""
         if self._record_of is None:
             raise NotImplementedError
         return self._record_of(case, context)
 
     def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """A record of this format for any other case; what it cannot hold goes to `context.loss`.
-        Raises `NotImplementedError` when the adapter was given no `map_case`."""
+        """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
         if self._map_case is None:
             raise NotImplementedError
         return self._map_case(case, context)
