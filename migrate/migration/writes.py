@@ -564,6 +564,11 @@ def _open_held(path: Path, root: Path) -> int | None:
     if root is not held_root and real_root(root) != real:
         return None
     try:
+        # As every walk from the root checks (`open_directory`): a root moved or replaced
+        # since the run began refuses every later read, this one included.
+        info = os.stat(real)
+        if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino):
+            return None
         return os.open(name, _READ_FLAGS, dir_fd=fd)
     except OSError:
         return None

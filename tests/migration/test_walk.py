@@ -173,3 +173,26 @@ def test_a_held_directory_is_not_used_once_the_walk_leaves_it_or_in_a_forked_chi
     os.close(write)
     assert [path for path, _ in walk] == [evals / "b.json", root / "later" / "c.json"]
     assert str(evals) not in writes._HELD
+
+
+@pytest.mark.parametrize("how", ["symlink", "renamed"])
+def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_directory(tmp_path: Path, how: str):
+    from fixture_migrate.migration.writes import pin_root, read_fixture
+
+    root, evals, outside = _held_tree(tmp_path)
+    (outside / "evals").mkdir()
+    (outside / "evals" / "b.json").write_text('{"secret": "outside"}')
+    pin_root(root)
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert read_fixture(first, root=root) == b'{"inside": true}'
+    os.rename(root, tmp_path / "moved")
+    if how == "symlink":
+        os.symlink(outside, root, target_is_directory=True)
+    else:
+        os.rename(outside, root)
+    second, _ = next(walk)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(second, root=root)
+    walk.close()
+    assert caught.value.code in ("changed_meanwhile", "symlink_outside_repo")
