@@ -72,8 +72,8 @@ class Run:
     out: bytes = b""
 
 
-def measure(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
-    """Run `argv` to completion and return its own resource usage.
+def measure(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Run:
+    """Run `argv` (in `cwd`) to completion and return its own resource usage.
 
     Peak RSS comes from `/usr/bin/time` where it exists: a child forked straight from
     this (large) benchmark process would report this process's RSS as its own peak.
@@ -82,7 +82,7 @@ def measure(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
     with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as usage_file:
         wrapped = [timer, "-f", "%e %U %S %M", "-o", usage_file.name, *argv] if timer else argv
         start = time.perf_counter()
-        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env or ENV)
+        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env or ENV, cwd=cwd)
         _, _, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
@@ -156,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="fixture-migrate-bench-") as tmp:
         work = Path(tmp)
+
+        def run(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
+            # Every process starts in the benchmark's own directory, as a user runs the tool
+            # in the repository it checks: the configuration of wherever the benchmark was
+            # started from (a checkout's pyproject.toml, say) is never looked for or read.
+            return measure(argv, env=env, cwd=work)
+
         root, big_root, one_root = work / "tree", work / "big", work / "one"
         files = generate(root, args.files, canonical_share=0.9, seed=1)
         one_file = generate(one_root, 1, canonical_share=1.0, seed=3)[0]
@@ -169,23 +176,23 @@ def main(argv: list[str] | None = None) -> int:
         normalize = [*cmd, "normalize", "--output-format", "jsonl", "--repo-root", str(root), str(root)]
         reference = reference_normalizer(args.reference) if "e" in wanted else None
         node_loop = ["node", str(HERE / "reference_loop.js"), str(reference), str(root), str(listing)]
-        measure(check, env=env)  # warm the bytecode and the disk cache
+        run(check, env=env)  # warm the bytecode and the disk cache
 
         runs: dict[str, list[Run]] = {name: [] for name in ("B", "cold", "rerun", "validate", "normalize", "node")}
         for _ in range(args.repeat if wanted & set("abce") else 0):
-            runs["B"].append(measure(base_argv))
+            runs["B"].append(run(base_argv))
             if "a" in wanted or "b" in wanted:
                 if "a" in wanted or not runs["cold"]:  # (b) alone needs one cold run to fill the cache
                     shutil.rmtree(cache, ignore_errors=True)
-                    runs["cold"].append(measure(check, env=env))
+                    runs["cold"].append(run(check, env=env))
                 if "b" in wanted:
-                    runs["rerun"].append(measure(check, env=env))
+                    runs["rerun"].append(run(check, env=env))
             if "c" in wanted:
-                runs["validate"].append(measure(validate))
+                runs["validate"].append(run(validate))
             if "e" in wanted:
-                runs["normalize"].append(measure(normalize))
+                runs["normalize"].append(run(normalize))
                 if reference is not None:
-                    runs["node"].append(measure(node_loop))
+                    runs["node"].append(run(node_loop))
         n = len(files)
         base = fastest(runs["B"]) if runs["B"] else None
         if base is not None and "a" in wanted:
@@ -216,8 +223,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if "f" in wanted:
             generate(big_root, args.memory_files, canonical_share=0.9, seed=1)
-            big = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(big_root), str(big_root)])
-            small = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(root), str(root)])
+            big = run([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(big_root), str(big_root)])
+            small = run([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(root), str(root)])
             results.append(
                 Result(
                     f"(f) peak RSS of (a), {args.memory_files} vs {n} files",
@@ -234,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
             starts: tuple[list[Run], list[Run]] = ([], [])
             one = [*cmd, "migrate", "--check", "-q", "--repo-root", str(one_root), str(one_file)]
             for _ in range(max(args.repeat * 4, 5)):
-                starts[0].append(measure([sys.executable, "-c", "import typer, orjson"]))
-                starts[1].append(measure(one))
+                starts[0].append(run([sys.executable, "-c", "import typer, orjson"]))
+                starts[1].append(run(one))
             ours, base_start = fastest(starts[1]).wall, fastest(starts[0]).wall
             results.append(Result("(g) start-up, migrate --check on one file", ours, base_start, 1.1))
 
