@@ -54,6 +54,7 @@ from fixture_migrate.formats.yaml_text import (
     MERGE_KEY,
     SCALAR,
     SEQ,
+    YBranch,
     YNode,
     column,
     line_start,
@@ -122,7 +123,7 @@ class _Composer:
             if kind is ev.ScalarEvent:
                 node = self.scalar(event, stack, keys)
             elif kind is ev.AliasEvent:
-                node = YNode(ALIAS, event.start_mark.index)
+                node = YBranch(ALIAS, event.start_mark.index)
                 node.end = node.cstart = event.end_mark.index
                 node.anchor = event.anchor
                 target = anchors.get(event.anchor)
@@ -135,7 +136,7 @@ class _Composer:
                 node.size = target.size
                 node.weight = target.weight
             elif kind in (ev.MappingStartEvent, ev.SequenceStartEvent):
-                node = YNode(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index)
+                node = YBranch(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index)
                 node.anchor, node.tag, node.flow = event.anchor, event.tag, bool(event.flow_style)
                 if node.flow:
                     node.cstart = event.end_mark.index - 1
@@ -143,6 +144,7 @@ class _Composer:
                     node.cstart = event.end_mark.index
                 else:
                     node.cstart = self.first_dash(node.start)
+                    node.dashes = []
                 node.col = column(self.text, node.cstart)
                 node.data = {} if node.kind == MAP else []
                 self.place(node, stack, keys)
@@ -173,7 +175,6 @@ class _Composer:
         node.anchor, node.tag, node.style, node.value = event.anchor, event.tag, event.style, event.value
         end = event.end_mark.index
         self.scalar_spans.append((node.start, end))
-        node.raw_end = end
         if node.style in ("|", ">"):
             end = self.block_scalar_end(node.start, end)
         node.end = end
@@ -231,8 +232,6 @@ class _Composer:
             return node
         parent = stack[-1]
         parent.size += node.size
-        if node.kind == SCALAR:
-            node.weight = len(node.value or "")
         parent.weight += node.weight
         if parent.size > MAX_NODES:
             raise self.error(
@@ -277,6 +276,8 @@ class _Composer:
         parent.knodes.append(key)
         parent.children.append(node)
         if is_merge:
+            if not parent.merges:
+                parent.merges = []
             parent.merges.append(position)
         else:
             parent.index[name] = position
@@ -340,6 +341,8 @@ class _Composer:
                 for key, value in provider.data.items():
                     if key in explicit or key in node.merged:
                         continue
+                    if not node.merged:
+                        node.merged = {}
                     node.merged[key] = provider
                     pairs.append((key, value))
         node.data.update(pairs)
