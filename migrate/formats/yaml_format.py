@@ -89,7 +89,8 @@ class _Composer:
         self.text = text
         self.duplicates = duplicates
         self.docs: list[YamlDoc] = []
-        self.scalar_spans: list[tuple[int, int]] = []
+        self.scalar_spans: list[tuple[int, int]] = []  # only those holding a `#`
+        self.names: dict[str, str] = {}  # one string per distinct mapping key
 
     def error(self, message: str, offset: int, code: str) -> FixtureError:
         line, col = line_col(self.text, offset)
@@ -174,7 +175,8 @@ class _Composer:
         node = YNode(SCALAR, event.start_mark.index)
         node.anchor, node.tag, node.style, node.value = event.anchor, event.tag, event.style, event.value
         end = event.end_mark.index
-        self.scalar_spans.append((node.start, end))
+        if self.text.find("#", node.start, end) != -1:  # only there can a `#` not start a comment
+            self.scalar_spans.append((node.start, end))
         if node.style in ("|", ">"):
             end = self.block_scalar_end(node.start, end)
         node.end = end
@@ -264,6 +266,9 @@ class _Composer:
             return None
         keys[-1] = None
         name = key.value or ""
+        name = key.value = self.names.setdefault(name, name)
+        if type(key.data) is str:  # the same text as its value
+            key.data = name
         node.owner = parent.owner if parent.flow else parent.col
         is_merge = name == MERGE_KEY and key.style is None and (key.tag is None or key.tag == _MERGE_TAG)
         if not is_merge and name in parent.index:
@@ -366,7 +371,8 @@ class _Composer:
 
 
 def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], list[tuple[int, int]]]:
-    """The documents of a YAML stream and the spans of its scalars.
+    """The documents of a YAML stream and the `(start, end)` spans of its scalars whose text
+    holds a `#` (the only places where a `#` after a space does not start a comment).
 
     Raises `FixtureError`: `invalid_yaml` with the parser's line and column,
     `duplicate_key`, `yaml_alias`, `yaml_merge`, `yaml_unsupported` (a complex key),
@@ -413,7 +419,8 @@ def _anchor_place(text: str, docs: list[YamlDoc], message: str) -> tuple[int | N
 
 
 def comments(text: str, spans: list[tuple[int, int]]) -> Counter[str]:
-    """The comments of a YAML text (outside the scalar `spans`), counted by their text."""
+    """The comments of a YAML text (outside the scalar `spans`, sorted by start, as `compose`
+    gives them), counted by their text."""
     found: Counter[str] = Counter()
     starts = [start for start, _ in spans]
     for match in _COMMENT.finditer(text):

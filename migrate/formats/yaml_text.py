@@ -257,7 +257,7 @@ def tail_end(text: str, pos: int, col: int) -> int:
             end = following
         else:
             break
-    return end
+    return pos if end == pos else end  # the same int object: one less per element
 
 
 def lead_of(text: str, node: YNode, i: int) -> str:
