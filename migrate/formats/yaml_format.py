@@ -83,11 +83,15 @@ class YamlDoc:
 
 
 class _Composer:
-    """Builds `YNode` trees and their data from parser events."""
+    """Builds `YNode` trees and their data from parser events. With `tree=False` it keeps
+    the data only: a collection's value goes straight into its `data` and no member node is
+    kept (a mapping's `merges` then hold the positions in `data` where each `<<` member
+    stood, and its `children` those members' values)."""
 
-    def __init__(self, text: str, duplicates: str) -> None:
+    def __init__(self, text: str, duplicates: str, tree: bool = True) -> None:
         self.text = text
         self.duplicates = duplicates
+        self.tree = tree
         self.docs: list[YamlDoc] = []
         self.scalar_spans: list[tuple[int, int]] = []  # only those holding a `#`
         self.names: dict[str, str] = {}  # one string per distinct mapping key
@@ -137,7 +141,7 @@ class _Composer:
                 node.size = target.size
                 node.weight = target.weight
             elif kind in (ev.MappingStartEvent, ev.SequenceStartEvent):
-                node = YBranch(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index)
+                node = YBranch(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index, members=self.tree)
                 node.anchor, node.tag, node.flow = event.anchor, event.tag, bool(event.flow_style)
                 if node.flow:
                     node.cstart = event.end_mark.index - 1
@@ -145,7 +149,8 @@ class _Composer:
                     node.cstart = event.end_mark.index
                 else:
                     node.cstart = self.first_dash(node.start)
-                    node.dashes = []
+                    if self.tree:
+                        node.dashes = []
                 node.col = column(self.text, node.cstart)
                 node.data = {} if node.kind == MAP else []
                 self.place(node, stack, keys)
@@ -247,6 +252,9 @@ class _Composer:
                 "too_large",
             )
         if parent.kind == SEQ:
+            if not self.tree:
+                parent.data.append(node.data)
+                return None
             if not parent.flow:
                 dash = self.dash_before(node.start)
                 if node.kind == SCALAR and node.value == "" and node.style is None and node.start == node.end:
@@ -271,11 +279,20 @@ class _Composer:
             key.data = name
         node.owner = parent.owner if parent.flow else parent.col
         is_merge = name == MERGE_KEY and key.style is None and (key.tag is None or key.tag == _MERGE_TAG)
-        if not is_merge and name in parent.index:
+        if not is_merge and name in (parent.index if self.tree else parent.data):
             if self.duplicates == "refuse":
                 raise self.error(f"duplicate key {name!r} in one mapping", key.start, "duplicate_key")
         if is_merge and parent.merges and self.duplicates == "refuse":
             raise self.error("duplicate key '<<' in one mapping", key.start, "duplicate_key")
+        if not self.tree:
+            if not is_merge:
+                parent.data[name] = node.data  # a repeated key: first place, last value, as `finish` does
+                return None
+            if not parent.merges:
+                parent.merges, parent.children = [], []
+            parent.merges.append(len(parent.data))
+            parent.children.append(node)
+            return None
         position = len(parent.keys)
         parent.keys.append(name)
         parent.knodes.append(key)
@@ -327,6 +344,10 @@ class _Composer:
     def finish(self, node: YNode, event: Any) -> None:
         """Close a collection: its end, its elements' tails, and the merged view of a mapping."""
         text = self.text
+        if not self.tree:
+            if node.merges:
+                self.merge_data(node)
+            return
         if node.flow:
             node.end = event.end_mark.index
         elif node.children:
@@ -352,6 +373,30 @@ class _Composer:
                     pairs.append((key, value))
         node.data.update(pairs)
 
+    def merge_data(self, node: YNode) -> None:
+        """`finish` for a mapping composed without its members: its explicit pairs, with the
+        pairs its `<<` members merge in placed where those members stood."""
+        explicit = dict(node.data)
+        items = list(explicit.items())
+        merged: set[str] = set()
+        pairs: list[tuple[str, Any]] = []
+        done = 0
+        for position, child in zip(node.merges, node.children, strict=True):
+            pairs.extend(items[done:position])
+            done = position
+            data = child.data
+            sources = [data] if type(data) is dict else data if type(data) is list else None
+            if sources is None or any(type(source) is not dict for source in sources):
+                raise self.error("a '<<' merge key needs a mapping or a list of mappings", child.start, "yaml_merge")
+            for source in sources:
+                for key, value in source.items():
+                    if key not in explicit and key not in merged:
+                        merged.add(key)
+                        pairs.append((key, value))
+        pairs.extend(items[done:])
+        node.data.clear()
+        node.data.update(pairs)
+
     def merge_sources(self, child: YNode) -> list[YNode]:
         """The mappings a `<<` value merges in, in order of precedence."""
         node = child.target if child.kind == ALIAS else child
@@ -370,15 +415,19 @@ class _Composer:
         raise self.error("a '<<' merge key needs a mapping or a list of mappings", child.start, "yaml_merge")
 
 
-def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], list[tuple[int, int]]]:
+def compose(
+    text: str, *, duplicates: str = "refuse", tree: bool = True
+) -> tuple[list[YamlDoc], list[tuple[int, int]]]:
     """The documents of a YAML stream and the `(start, end)` spans of its scalars whose text
     holds a `#` (the only places where a `#` after a space does not start a comment).
+    With `tree=False` each root keeps its `kind` and `data` but no member nodes: what a
+    check of the values needs, at a fraction of the memory, with the same errors.
 
     Raises `FixtureError`: `invalid_yaml` with the parser's line and column,
     `duplicate_key`, `yaml_alias`, `yaml_merge`, `yaml_unsupported` (a complex key),
     `too_large`.
     """
-    composer = _Composer(text, duplicates)
+    composer = _Composer(text, duplicates, tree)
     try:
         docs = composer.run()
     except MarkedYAMLError as exc:
@@ -503,7 +552,7 @@ class YamlDocument(Document):
         """The unit data of a rendered text, after refusing one that does not parse as YAML
         (an alias moved before its anchor) or has lost a comment."""
         try:
-            docs, spans = compose(text)
+            docs, spans = compose(text, tree=False)
         except FixtureError as error:
             if error.code == "yaml_alias":
                 line, column = _anchor_place(self.text, self.docs, error.message)
@@ -545,7 +594,7 @@ def _holds_fixture(root: YNode | None) -> bool:
         return False
     if root.kind == MAP:
         return True
-    return root.kind == SEQ and bool(root.children) and all(isinstance(item, dict) for item in root.data)
+    return root.kind == SEQ and bool(root.data) and all(isinstance(item, dict) for item in root.data)
 
 
 def read(path: Path, raw: bytes, *, duplicates: str = "refuse") -> YamlDocument:

@@ -194,7 +194,9 @@ class YNode:
 class YBranch(YNode):
     """A mapping, a sequence or an alias (`kind` MAP, SEQ or ALIAS): a `YNode` with its own
     members, `size` (values it expands to) and `weight`. A mapping's `merges` and `merged`
-    stay empty and shared until it has a `<<` member; only a block sequence gets `dashes`."""
+    stay empty and shared until it has a `<<` member; only a block sequence gets `dashes`.
+    With `members=False` (a composer that keeps only the data) all members start empty
+    and shared."""
 
     __slots__ = (
         "flow",
@@ -212,13 +214,14 @@ class YBranch(YNode):
         "weight",
     )
 
-    def __init__(self, kind: int, start: int) -> None:
+    def __init__(self, kind: int, start: int, *, members: bool = True) -> None:
         super().__init__(kind, start)
         self.flow = False
-        self.keys: list[str] = [] if kind == MAP else ()  # type: ignore[assignment]
-        self.knodes: list[YNode] = [] if kind == MAP else ()  # type: ignore[assignment]
-        self.children: list[YNode] = [] if kind != ALIAS else ()  # type: ignore[assignment]
-        self.index: dict[str, int] = {} if kind == MAP else _NO_MEMBERS  # type: ignore[assignment]
+        mapping = members and kind == MAP
+        self.keys: list[str] = [] if mapping else ()  # type: ignore[assignment]
+        self.knodes: list[YNode] = [] if mapping else ()  # type: ignore[assignment]
+        self.children: list[YNode] = [] if members and kind != ALIAS else ()  # type: ignore[assignment]
+        self.index: dict[str, int] = {} if mapping else _NO_MEMBERS  # type: ignore[assignment]
         self.merges: list[int] = ()  # type: ignore[assignment]
         self.merged: dict[str, YNode] = _NO_MEMBERS  # type: ignore[assignment]
         self.dashes: list[int] = ()  # type: ignore[assignment]

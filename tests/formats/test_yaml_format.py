@@ -607,3 +607,54 @@ def test_a_few_aliases_of_long_text_are_still_read():
     (unit,) = load_document(Path("evals/ok.yaml"), alias_bomb(20).encode()).units
     intents = [case["user_intent"] for case in unit.data["examples"]]
     assert len(intents) == 21 and intents[-1] == intents[0] == "x" * 64 * 1024
+
+
+LEAN_SAMPLES = [
+    pytest.param("a: &a {x: 1, y: 2}\nb:\n  y: 3\n  <<: *a\n  z: 4\n", id="merge"),
+    pytest.param("a: &a {x: 1}\nb: &b {x: 2, w: 0}\nc:\n  k: v\n  <<: [*a, *b]\n  j: 0\n", id="merge-list"),
+    pytest.param("a: &a {p: 1}\nb: &b\n  <<: *a\n  q: 2\nc:\n  <<: *b\n  p: 0\n", id="merge-of-merge"),
+    pytest.param("a: &a {p: 1}\nc:\n  <<: []\n  <<: *a\n", id="two-merges"),
+    pytest.param("m:\n  <<: 3\n", id="merge-scalar"),
+    pytest.param("a: &a {x: 1}\nm:\n  <<: [*a, 3]\n", id="merge-list-scalar"),
+    pytest.param("a: 1\nb: 2\na: 3\n", id="duplicate"),
+    pytest.param("a: &a [x, *a]\n", id="recursive-alias"),
+    pytest.param("a: *nowhere\n", id="undefined-alias"),
+    pytest.param("? a\n: b\n", id="explicit-key"),
+    pytest.param("{[1]: 2}\n", id="collection-key"),
+    pytest.param("- a: 1\n- b: [2, {c: 3}]\n", id="case-list"),
+    pytest.param("a: 1\n---\n- x\n- y\n---\n...\n", id="stream"),
+    pytest.param("a:\nb:\nc: []\nd:\n  -\n  - ''\n", id="empty-values"),
+    pytest.param("a: !!int 3\nb: !x {c: 1}\nc: !!str 4\nd: &s !!float 1\ne: *s\n", id="tags"),
+    pytest.param("a: |\n  # not a comment\n  b\nc: 'x # y'  # real\nd: e#f\n", id="hashes"),
+    pytest.param("a: [1, {b: 2}, [c, d]]\nnull: ~\n1: 2\n", id="flow-and-odd-keys"),
+    pytest.param("a: [1, 2\n", id="invalid"),
+    pytest.param("a: \"\\ud800\"\n", id="lone-surrogate"),
+]
+
+
+@pytest.mark.parametrize("duplicates", ["refuse", "keep"])
+@pytest.mark.parametrize("text", LEAN_SAMPLES)
+def test_composing_without_the_tree_reads_the_same_data_and_errors(text, duplicates):
+    """The check of a rendered file composes its data only (`tree=False`); it must read every
+    stream as the full composer does: the same values and key order, the same refusals."""
+    from fixture_migrate.errors import FixtureError
+    from fixture_migrate.formats.yaml_format import compose
+
+    def read(tree: bool) -> object:
+        try:
+            docs, spans = compose(text, duplicates=duplicates, tree=tree)
+        except FixtureError as error:
+            return (error.code, error.message, error.line, error.column)
+        data = [None if doc.root is None else (doc.root.kind, doc.root.data) for doc in docs]
+        return json.dumps(data), spans  # key order included
+
+    assert read(False) == read(True)
+
+
+def test_comments_skip_hashes_inside_scalars_only():
+    from fixture_migrate.formats.yaml_format import comments, compose
+
+    text = "# top\na: |\n  # in a block\n  b\nc: 'x # y'\nd: e#f # end\n"
+    _, spans = compose(text)
+    assert len(spans) == 3, "only the scalars whose text holds a '#'"
+    assert comments(text, spans) == {"# top": 1, "# end": 1}
