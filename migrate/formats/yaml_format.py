@@ -500,8 +500,8 @@ class YamlDocument(Document):
                 line=text.count("\n", 0, text.find("\r")) + 1,
             )
         self.text = text
-        self.docs, self.spans = compose(text, duplicates=duplicates)
-        self.fixture_docs = [doc for doc in self.docs if _holds_fixture(doc.root)]
+        self.duplicates = duplicates
+        self._tree: tuple[list[YamlDoc], list[tuple[int, int]]] | None = compose(text, duplicates=duplicates)
         several = len(self.docs) > 1
         self.units = [
             Unit(
@@ -513,28 +513,49 @@ class YamlDocument(Document):
         ]
         self._rendered: tuple[bytes, list[Any]] | None = None
 
+    @property
+    def docs(self) -> list[YamlDoc]:
+        """The documents of the stream, with their span trees (`compose`); composed again
+        from the text when `render` has let them go."""
+        if self._tree is None:
+            self._tree = compose(self.text, duplicates=self.duplicates)
+        return self._tree[0]
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The spans of the scalars that hold a `#` (`compose`)."""
+        self.docs  # noqa: B018 - composed again if need be
+        assert self._tree is not None
+        return self._tree[1]
+
+    @property
+    def fixture_docs(self) -> list[YamlDoc]:
+        """The documents that are units, in order (a mapping, or a list of mappings)."""
+        return [doc for doc in self.docs if _holds_fixture(doc.root)]
+
     @cached_property
     def style(self) -> YamlStyle:
         return detect_style(self.text, [doc.root for doc in self.docs if doc.root is not None])
 
     def render(self, targets: list[Node]) -> bytes:
-        edits = []
-        for doc, target in zip(self.fixture_docs, targets, strict=True):
-            if is_unchanged(target):
-                continue
-            root = doc.root
-            assert root is not None
-            writer = YamlWriter(self.text, root, self.style)
-            start = root.cstart
-            if root.kind == SEQ and not self.text[line_start(self.text, start) : start].strip():
-                start = line_start(self.text, start)  # a list becoming a mapping starts its line anew
-            edits.append((start, root.end, writer.render_root(target)))
+        """The file's bytes with each unit rewritten to its `target` (`Document.render`).
+
+        Once the edits are made the span trees are let go before the result is read back
+        (they are most of this document's memory, and the checks need only the data):
+        whatever asks for them later (`docs`, `locate`, another `render`) composes them
+        again from the text. Raises `FixtureError`: `yaml_alias`, `yaml_comment`,
+        `yaml_merge` and the writer's refusals, `internal` when the result does not read.
+        """
+        edits = self._edits(targets)
         if not edits:
             return self.raw
         text = self.text
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
-        data = self._check(text)
+        old_comments = comments(self.text, self.spans)
+        del edits, new
+        self._tree = None
+        data = self._check(text, old_comments)
         for unit, target, new in zip(self.units, targets, data, strict=True):
             if not is_unchanged(target) and new != materialize(target, unit.data):
                 raise FixtureError(
@@ -548,9 +569,24 @@ class YamlDocument(Document):
         self._rendered = (raw, data)
         return raw
 
-    def _check(self, text: str) -> list[Any]:
+    def _edits(self, targets: list[Node]) -> list[tuple[int, int, str]]:
+        """`(start, end, new text)` of each unit whose target changes it."""
+        edits = []
+        for doc, target in zip(self.fixture_docs, targets, strict=True):
+            if is_unchanged(target):
+                continue
+            root = doc.root
+            assert root is not None
+            writer = YamlWriter(self.text, root, self.style)
+            start = root.cstart
+            if root.kind == SEQ and not self.text[line_start(self.text, start) : start].strip():
+                start = line_start(self.text, start)  # a list becoming a mapping starts its line anew
+            edits.append((start, root.end, writer.render_root(target)))
+        return edits
+
+    def _check(self, text: str, old_comments: Counter[str]) -> list[Any]:
         """The unit data of a rendered text, after refusing one that does not parse as YAML
-        (an alias moved before its anchor) or has lost a comment."""
+        (an alias moved before its anchor) or has lost one of the `old_comments`."""
         try:
             docs, spans = compose(text, tree=False)
         except FixtureError as error:
@@ -566,7 +602,7 @@ class YamlDocument(Document):
             raise FixtureError(
                 f"internal error: the migrated YAML would not read back ({error.message})", code="internal"
             ) from None
-        lost = comments(self.text, self.spans) - comments(text, spans)
+        lost = old_comments - comments(text, spans)
         if lost:
             comment = next(iter(lost))
             raise FixtureError(f"refused: the migration would drop the comment {comment!r}", code="yaml_comment")
