@@ -658,3 +658,21 @@ def test_comments_skip_hashes_inside_scalars_only():
     _, spans = compose(text)
     assert len(spans) == 3, "only the scalars whose text holds a '#'"
     assert comments(text, spans) == {"# top": 1, "# end": 1}
+
+
+def test_a_rendered_document_composes_its_span_tree_again_when_asked():
+    """`render` lets the span trees go before the checks; `locate`, `docs` and another
+    `render` compose them again and answer as before."""
+    from fixture_migrate.formats.target import Obj, Src, Val
+
+    raw = b"# head\nb: &x 1   # keep\na:\n  - c: *x\n    d: [2, 3]\n"
+    document = load_document(Path("evals/x.yaml"), raw)
+    before = [document.locate(0, path) for path in [("b",), ("a", 0, "d", 1), ("a", 0, "c")]]
+    target = Obj([("b", Src(("b",))), ("new", Val("v")), ("a", Src(("a",)))])
+    first = document.render([target])
+    assert first == b"# head\nb: &x 1   # keep\nnew: v\na:\n  - c: *x\n    d: [2, 3]\n"
+    assert [document.locate(0, path) for path in [("b",), ("a", 0, "d", 1), ("a", 0, "c")]] == before
+    assert document.render([target]) == first and document.reparse(first) == [
+        {"b": 1, "new": "v", "a": [{"c": 1, "d": [2, 3]}]}
+    ]
+    assert [doc.root.data for doc in document.docs] == [document.units[0].data]
