@@ -1,8 +1,8 @@
 """YAML fixture files (`.yaml`, `.yml`): read with ruamel.yaml's parser, written back as edits of the text.
 
-(Some 530 lines, over the ~500 the project aims for: composing the span tree from the
-parser's events, reading each scalar as every YAML reader reads it and placing each error
-in the text are one pass over one event stream.)
+(Some 645 lines, over the ~500 the project aims for: composing the span tree, or the
+data alone, from the parser's events, reading each scalar as every YAML reader reads it
+and placing each error in the text are one pass over one event stream.)
 
 Reading uses ruamel.yaml's pure-Python parser for its events, which carry the
 exact place of every node; the nodes are composed here, not by ruamel's
@@ -28,7 +28,10 @@ canonical mapping document, as a JSON Lines file becomes a JSON file. Other
 documents are left alone. Writing
 is `yaml_writer.YamlWriter`'s span edits, document by document; the result is
 checked before it is returned: it must parse, define every alias after its
-anchor, and keep every comment of the original. CRLF line ends, a byte order
+anchor, and keep every comment of the original. Memory: the span trees are let go
+once the edits are made (`docs` composes them again if anything asks), and the
+result is read back without one (`compose(tree=False)`), so planning a large file
+holds one tree at a time, and none during the checks that follow. CRLF line ends, a byte order
 mark, `---`/`...` markers, directives and the final newline are kept as they
 were. ruamel.yaml is imported here only, when a YAML file is read.
 """
