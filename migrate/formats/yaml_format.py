@@ -17,8 +17,9 @@ constructors, so that:
   reader would take them (their text is never re-written anyway);
 - keys are strings, a key repeated in one mapping is refused (`duplicate_key`),
   `<<` merge keys are applied as YAML readers apply them, and aliases share
-  their anchor's value (a recursive alias, or aliases that would expand beyond
-  `MAX_NODES` values, are refused).
+  their anchor's value (a recursive alias, or aliases that would add more than
+  `MAX_NODES` values or `MAX_EXPANDED_CHARS` characters to what the document
+  writes out, are refused).
 
 Each document of a stream whose root is a mapping is a `Unit` (labelled
 "document N" in a stream of several); a document that is a list of mappings is a
@@ -98,6 +99,10 @@ class _Composer:
         self.docs: list[YamlDoc] = []
         self.scalar_spans: list[tuple[int, int]] = []  # only those holding a `#`
         self.names: dict[str, str] = {}  # one string per distinct mapping key
+        # The values and scalar characters the current document writes out (not through an
+        # alias): the alias guards bound what aliases add to these.
+        self.written = 0
+        self.written_chars = 0
 
     def error(self, message: str, offset: int, code: str) -> FixtureError:
         line, col = line_col(self.text, offset)
@@ -114,6 +119,7 @@ class _Composer:
             if kind is ev.DocumentStartEvent:
                 anchors = {}
                 root = None
+                self.written = self.written_chars = 0
                 continue
             if kind is ev.DocumentEndEvent:
                 self.docs.append(YamlDoc(len(self.docs) + 1, root))
@@ -145,6 +151,7 @@ class _Composer:
                 node.weight = target.weight
             elif kind in (ev.MappingStartEvent, ev.SequenceStartEvent):
                 node = YBranch(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index, members=self.tree)
+                self.written += 1
                 node.anchor, node.tag, node.flow = event.anchor, event.tag, bool(event.flow_style)
                 if node.flow:
                     node.cstart = event.end_mark.index - 1
@@ -182,6 +189,8 @@ class _Composer:
     def scalar(self, event: Any, stack: list[YNode], keys: list[YNode | None]) -> YNode:
         node = YNode(SCALAR, event.start_mark.index)
         node.anchor, node.tag, node.style, node.value = event.anchor, event.tag, event.style, event.value
+        self.written += 1
+        self.written_chars += len(event.value or "")
         end = event.end_mark.index
         if self.text.find("#", node.start, end) != -1:  # only there can a `#` not start a comment
             self.scalar_spans.append((node.start, end))
@@ -243,11 +252,14 @@ class _Composer:
         parent = stack[-1]
         parent.size += node.size
         parent.weight += node.weight
-        if parent.size > MAX_NODES:
+        # What aliases add is bounded, not what the document writes out (the file's size
+        # limit bounds that): a subtree holds at most the values written so far plus
+        # what aliases added.
+        if parent.size > MAX_NODES + self.written:
             raise self.error(
                 f"the document expands to more than {MAX_NODES:,} values through its aliases", node.start, "too_large"
             )
-        if parent.weight > MAX_EXPANDED_CHARS:
+        if parent.weight > MAX_EXPANDED_CHARS + self.written_chars:
             raise self.error(
                 f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases "
                 f"({len(self.text):,} in the file); a fixed limit: alias long text less often",

@@ -676,3 +676,33 @@ def test_a_rendered_document_composes_its_span_tree_again_when_asked():
         {"b": 1, "new": "v", "a": [{"c": 1, "d": [2, 3]}]}
     ]
     assert [doc.root.data for doc in document.docs] == [document.units[0].data]
+
+
+@pytest.mark.parametrize("tree", [True, False])
+def test_the_alias_guards_bound_what_aliases_add_not_what_the_file_writes(monkeypatch, tree):
+    """A large file of plain values is bounded by its size limit; only the values and text
+    that aliases add on top of what the document writes out count against the guards."""
+    from fixture_migrate.errors import FixtureError
+    from fixture_migrate.formats import yaml_format
+    from fixture_migrate.formats.yaml_format import compose
+
+    monkeypatch.setattr(yaml_format, "MAX_NODES", 100)
+    monkeypatch.setattr(yaml_format, "MAX_EXPANDED_CHARS", 1000)
+    items = "[" + ", ".join(["x"] * 60) + "]"
+    read = [
+        "a: [" + ", ".join(["xxxxxxxxxx"] * 300) + "]\n",  # 300 values, 3,000 characters, no alias
+        f"a: &a {items}\nb: *a\n",  # the alias adds 61 values
+        "a: &a " + "y" * 400 + "\nb: [*a, *a]\n",  # the aliases add 800 characters
+    ]
+    for text in read:
+        docs, _ = compose(text, tree=tree)
+        assert docs[0].root is not None
+    refused = [
+        (f"a: &a {items}\nb: [*a, *a]\n", "values through its aliases"),  # they add 122 values
+        ("a: &a " + "y" * 400 + "\nb: [*a, *a, *a]\n", "characters of text through its aliases"),  # 1,200
+    ]
+    for text, message in refused:
+        with pytest.raises(FixtureError) as caught:
+            compose(text, tree=tree)
+        assert caught.value.code == "too_large" and message in caught.value.message
+        assert caught.value.line == 2
