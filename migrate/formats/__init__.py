@@ -47,15 +47,15 @@ Python strings but no UTF-8 file (or JSON output) can hold."""
 
 MAX_DEPTH = 128
 
-SIZE_LIMITS = {"yaml": 4 << 20, "python": 512 << 10}
+SIZE_LIMITS = {"yaml": 16 << 20, "python": 512 << 10}
 """The largest YAML and Python file read, in bytes (JSON and JSON Lines files have the 16
 MiB limit of every read, `fixture_migrate.migration.writes.MAX_FILE_BYTES`); a larger
 one is refused before it is read (`too_large`). Planning holds several copies of a file's
 data (parsed values, span tree, rendered text, the re-parse of the checks; for Python,
 libcst's syntax tree), so memory grows with the file at a rate per syntax
-(`MEMORY_PER_MIB`): at these limits a run peaks at about 650 MB at worst for Python and
-320 MB for YAML (whose 4 MiB also keeps a file of small cases, once migrated, under
-`MAX_NODES` values), 1.1 GB for a 16 MiB JSON file of tiny cases. `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES`
+(`MEMORY_PER_MIB`): at these limits a run peaks at about 650 MB at worst for Python,
+1.1 GB for a 16 MiB JSON file of tiny cases and 1.2 GB for a 16 MiB YAML one (YAML
+has JSON's limit, as it takes about as much memory per MiB). `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES`
 (`..._PYTHON_BYTES=2097152`, or `2MiB`) sets the limit of one syntax, JSON's included."""
 
 MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 75, "python": 1250}

@@ -37,7 +37,7 @@ def test_a_yaml_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, monke
     code = main(["migrate", "--check", "--repo-root", str(tmp_path), str(fixture)])
     err = capsys.readouterr().err
     assert code == 2
-    assert "over the 4,194,304-byte limit (4 MiB): not read; the limit of YAML fixtures" in err
+    assert "over the 16,777,216-byte limit (16 MiB): not read; the limit of YAML fixtures" in err
     assert "raise the limit with FIXTURE_MIGRATE_MAX_YAML_BYTES=BYTES [too_large]" in err
 
 
