@@ -31,7 +31,7 @@ SUFFIXES = {"json": ".json", "jsonl": ".jsonl", "yaml": ".yaml", "python": ".py"
 FULL_SIZES = {
     "json": [256, 1024, 4096],
     "jsonl": [256, 1024, 4096],
-    "yaml": [128, 512, 1024],
+    "yaml": [256, 1024, 4096],
     "python": [64, 128, 256],
 }
 QUICK_SIZES = [8]
