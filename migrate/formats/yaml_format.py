@@ -487,12 +487,16 @@ def comments(text: str, spans: list[tuple[int, int]]) -> Counter[str]:
     gives them), counted by their text."""
     found: Counter[str] = Counter()
     starts = [start for start, _ in spans]
-    for match in _COMMENT.finditer(text):
+    pos = 0
+    while (match := _COMMENT.search(text, pos)) is not None:
         at = match.start()
         i = bisect.bisect_right(starts, at) - 1
         if i >= 0 and spans[i][0] <= at < spans[i][1]:
+            # A ` #` inside a scalar: a real comment may still follow the scalar on this line.
+            pos = spans[i][1]
             continue
         found[match.group().rstrip("\r").rstrip()] += 1
+        pos = match.end()
     return found
 
 

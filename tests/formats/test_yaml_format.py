@@ -660,6 +660,16 @@ def test_comments_skip_hashes_inside_scalars_only():
     assert comments(text, spans) == {"# top": 1, "# end": 1}
 
 
+def test_a_comment_after_a_scalar_holding_a_hash_is_counted():
+    """A ` #` inside a quoted or flow scalar is not a comment, but a comment after that
+    scalar on the same line is: the check that no comment is lost must see it."""
+    from fixture_migrate.formats.yaml_format import comments, compose
+
+    text = "c: 'x # y'  # after c\nd: [\"p #\", q]   # after d\ne: \"u # v\" # w # x\n"
+    _, spans = compose(text)
+    assert comments(text, spans) == {"# after c": 1, "# after d": 1, "# w # x": 1}
+
+
 def test_a_rendered_document_composes_its_span_tree_again_when_asked():
     """`render` lets the span trees go before the checks; `locate`, `docs` and another
     `render` compose them again and answer as before."""
