@@ -61,6 +61,7 @@ from fixture_migrate.formats import (
     decode_text,
     integer_too_long,
 )
+from fixture_migrate.formats import python_tokens
 from fixture_migrate.formats.bracket_text import Layout
 from fixture_migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
@@ -68,6 +69,11 @@ from fixture_migrate.formats.target import Path as NodePath
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 _FIXTURE_KEYS = ("schema_version", "cases", "examples")
+
+LEAN_ABOVE = 64 << 10
+"""A module longer than this (in characters) is read on its tokens (`python_tokens`), not
+with libcst's tree. Below it libcst's tree costs at most about 25 MiB, less than the
+start-up of a run; above it the tree grows at about 360 MiB per MiB of text."""
 
 _KINDS = {
     "Call": "a call",
@@ -432,6 +438,26 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
     )
 
 
+def _check_syntax(text: str) -> None:
+    """Raise `FixtureError` (`invalid_python`) when neither CPython's parser nor libcst's
+    reads `text` (a placeholder text: the code around the fixture literals), placed as
+    CPython places it. Raises `python_tokens.Unreadable` when CPython's parser cannot
+    judge it (a null byte) and libcst refuses it: the whole module is for libcst."""
+    try:
+        ast.parse(text)
+        return
+    except SyntaxError:
+        pass
+    except (ValueError, RecursionError, MemoryError):
+        raise python_tokens.Unreadable("CPython's parser cannot judge it") from None
+    try:
+        cst.parse_module(text)  # the running Python may be older than the grammar (PEP 695)
+    except cst.ParserSyntaxError as exc:
+        raise _syntax_error(text, exc) from None
+    except RecursionError:
+        raise python_tokens.Unreadable("too deep for libcst") from None
+
+
 def _comments(module: cst.Module) -> Counter[str]:
     found: Counter[str] = Counter()
 
@@ -629,7 +655,37 @@ class PythonDocument(Document):
 
     def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
         """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
-        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`."""
+        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`.
+
+        A text over `LEAN_ABOVE` characters is read by `python_tokens` (no syntax tree of
+        the fixtures), unless that reader cannot follow it; a smaller one by libcst."""
+        if len(text) > LEAN_ABOVE:
+            try:
+                return self._read_lean(text, duplicates)
+            except python_tokens.Unreadable:
+                pass  # read as any other module
+        return self._read_cst(text, duplicates)
+
+    def _read_lean(
+        self, text: str, duplicates: str = "refuse"
+    ) -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """`_read` on the token stream (`python_tokens.read_fixtures`); the module's syntax
+        is checked on its placeholder text before any refusal inside a literal is raised.
+        Raises `python_tokens.Unreadable` when that reader cannot follow the text."""
+        try:
+            comments, found, strings, refused, placeholder = python_tokens.read_fixtures(
+                text, self.py_names, duplicates
+            )
+        except python_tokens.Refusal as refusal:
+            _check_syntax(refusal.placeholder)
+            raise refusal.error from None
+        _check_syntax(placeholder)
+        del placeholder
+        self.refused.extend(refused)
+        return comments, [Fixture(label, root, shape) for label, root, shape in found], strings
+
+    def _read_cst(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """`_read` on libcst's syntax tree of the module."""
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
