@@ -653,28 +653,32 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+    def _read(
+        self, text: str, duplicates: str = "refuse", spans: bool = True
+    ) -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
         """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
         spans)`, the comments counted as `_comments` counts them; raises `FixtureError`.
 
         A text over `LEAN_ABOVE` characters is read by `python_tokens` (no syntax tree of
-        the fixtures), unless that reader cannot follow it; a smaller one by libcst."""
+        the fixtures), unless that reader cannot follow it; a smaller one by libcst.
+        Without `spans`, the lean reader reads only the data (each fixture's tree is its
+        root alone): enough for the check of a rendered module."""
         if len(text) > LEAN_ABOVE:
             try:
-                return self._read_lean(text, duplicates)
+                return self._read_lean(text, duplicates, spans)
             except python_tokens.Unreadable:
                 pass  # read as any other module
         return self._read_cst(text, duplicates)
 
     def _read_lean(
-        self, text: str, duplicates: str = "refuse"
+        self, text: str, duplicates: str = "refuse", spans: bool = True
     ) -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
         """`_read` on the token stream (`python_tokens.read_fixtures`); the module's syntax
         is checked on its placeholder text before any refusal inside a literal is raised.
         Raises `python_tokens.Unreadable` when that reader cannot follow the text."""
         try:
             comments, found, strings, refused, placeholder = python_tokens.read_fixtures(
-                text, self.py_names, duplicates
+                text, self.py_names, duplicates, spans
             )
         except python_tokens.Refusal as refusal:
             _check_syntax(refusal.placeholder)
@@ -786,7 +790,7 @@ class PythonDocument(Document):
         """The unit data of a rendered module, after refusing one that does not parse or
         has lost a comment."""
         try:
-            comments, fixtures, _ = self._read(text)
+            comments, fixtures, _ = self._read(text, spans=False)
         except FixtureError as error:
             raise FixtureError(
                 f"internal error: the migrated module would not read back ({error.message})", code="internal"

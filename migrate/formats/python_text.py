@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from fixture_migrate.errors import FixtureError
@@ -32,13 +34,25 @@ from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_
 SCALAR, DICT, LIST = 0, 1, 2
 
 
+_NO_INDEX: Mapping[str, int] = MappingProxyType({})
+
+
 class PNode:
     """A literal's span: `start`/`end` (parentheses included); containers also have
     `lb`/`rb`, the offsets of their brackets, and `open`/`close`, the bracket
     characters (`(`/`)` for a tuple). Dicts keep `keys`, their `knodes` and an
-    `index`; `children` are the values in order. `data` is the literal's value."""
+    `index`; `children` are the values in order. `data` is the literal's value.
+
+    A scalar's `keys`, `knodes` and `children` are one shared empty tuple and its
+    `index` a shared empty mapping: a large module holds hundreds of thousands of
+    scalars, and four empty containers each would double the tree's memory."""
 
     __slots__ = ("kind", "start", "end", "lb", "rb", "open", "close", "keys", "knodes", "children", "index", "data")
+
+    keys: list[str] | tuple[()]
+    knodes: list[PNode] | tuple[()]
+    children: list[PNode] | tuple[()]
+    index: Mapping[str, int]
 
     def __init__(self, kind: int, start: int, end: int) -> None:
         self.kind = kind
@@ -48,10 +62,14 @@ class PNode:
         self.rb = end - 1
         self.open = "{" if kind == DICT else "["
         self.close = "}" if kind == DICT else "]"
-        self.keys: list[str] = []
-        self.knodes: list[PNode] = []
-        self.children: list[PNode] = []
-        self.index: dict[str, int] = {}
+        if kind == SCALAR:
+            self.keys = self.knodes = self.children = ()
+            self.index = _NO_INDEX
+        else:
+            self.keys = []
+            self.knodes = []
+            self.children = []
+            self.index = {}
         self.data: Any = None
 
     def elem_start(self, i: int) -> int:

@@ -26,6 +26,7 @@ import ast
 import functools
 import keyword
 import re
+import sys
 import tokenize
 from collections import Counter
 from collections.abc import Iterator
@@ -160,9 +161,11 @@ class TokenReader:
     wins). Raises `Unreadable` where the tokens do not make sense to it (`tokenize`
     errors, brackets nested over `MAX_BRACKETS`)."""
 
-    def __init__(self, text: str, duplicates: str = "refuse") -> None:
+    def __init__(self, text: str, duplicates: str = "refuse", spans: bool = True) -> None:
         self.text = text
         self.duplicates = duplicates
+        self.spans = spans
+        self._scratch = PNode(SCALAR, 0, 0)
         self.comments: Counter[str] = Counter()
         self._tokens = tokenize.generate_tokens(functools.partial(next, _lines(text), ""))
         self._line = 1
@@ -321,6 +324,9 @@ class TokenReader:
                 continue
             if not names or cls not in _DISPLAYS or not (self.type in (NEWLINE, ENDMARKER) or self._is(";")):
                 return None
+            if node is not None and node is self._scratch:
+                node = PNode(SCALAR, 0, 0)  # the data of a whole value, read without spans
+                node.data = self._scratch.data
             found = Statement(names)
             found.node, found.cls, found.line, found.span = node, cls, line, (start, self.prev_end)
             found.error, found.strings = self.error, self.strings
@@ -416,8 +422,13 @@ class TokenReader:
             raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
         return _classify(items), _callee(items)
 
-    def _scalar(self, data: Any) -> PNode:
-        node = PNode(SCALAR, self.start, self.end)
+    def _scalar(self, data: Any, start: int | None = None) -> PNode:
+        """A scalar's node from `start` (the current token's) to the current token's end;
+        without `spans`, one node is used again and again (its reader takes its data)."""
+        if self.spans:
+            node = PNode(SCALAR, self.start if start is None else start, self.end)
+        else:
+            node = self._scratch
         node.data = data
         return node
 
@@ -504,9 +515,9 @@ class TokenReader:
         cls = "ConcatenatedString" if count > 1 else "FormattedString" if formatted else "SimpleString"
         if not ok:
             return None, cls
-        node = PNode(SCALAR, start, self.prev_end)
+        node = PNode(SCALAR, start, self.prev_end) if self.spans else self._scratch
         node.data = parts[0] if count == 1 else "".join(parts)
-        if count == 1 and entry >= 0:
+        if count == 1 and entry >= 0 and self.spans:
             self._string_entry = (node, entry)
         return node, cls
 
@@ -563,7 +574,7 @@ class TokenReader:
         if first is not None:
             count = 1
             dicts = first[1] == "Dict"
-            if first[0] is not None:
+            if first[0] is not None and self.spans:
                 children.append(first[0])
             data.append(first[0].data if first[0] is not None else None)
             self.advance()  # its comma
@@ -581,27 +592,30 @@ class TokenReader:
                     return None
                 count += 1
                 dicts = dicts or cls == "Dict"
-                if item is not None:
+                if item is not None and self.spans:
                     children.append(item)
                 data.append(item.data if item is not None else None)
             if self._is(","):
                 self.advance()
             elif not (self.type == OP and self.string == closer):
                 raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
-        node = PNode(LIST, lb, self.end)
-        node.lb, node.rb = lb, self.start
+        node = PNode(LIST if self.spans else SCALAR, lb, self.end)
+        node.kind, node.lb, node.rb = LIST, lb, self.start
         if closer == ")":
             node.open, node.close = "(", ")"
-        node.children = children
+        if self.spans:
+            node.children = children
         node.data = data
         self._has_dict = dicts
         self.advance()
         return node
 
-    def _braces(self, lb: int, level: int, mark: tuple[bool, int], line: int, col: int) -> tuple[PNode | None, str, int, int]:
+    def _braces(
+        self, lb: int, level: int, mark: tuple[bool, int], line: int, col: int
+    ) -> tuple[PNode | None, str, int, int]:
         """A dict or set display or comprehension, after its `{`."""
-        node = PNode(DICT, lb, 0)
-        node.keys, node.knodes, node.children, node.index, node.data = [], [], [], {}, {}
+        node = PNode(DICT if self.spans else SCALAR, lb, 0)
+        data: dict[str, Any] = {}
         payload = False
         count = 0
         while not self._is("}"):
@@ -620,39 +634,36 @@ class TokenReader:
                 if kcls not in _STRINGS:
                     self._override(kmark, not_a_literal(f"a computed key ({kind_name(kcls)})", kline, kcol))
                     key = None
+                name = None if key is None else sys.intern(key.data)
                 self._expect(":")
-                if key is not None and key.data in node.index:
-                    name = key.data
-                    if self.duplicates == "refuse":
-                        self._fail(
-                            FixtureError(
-                                f"duplicate key {name!r} in one dict", code="duplicate_key", line=kline, column=kcol + 1
-                            )
-                        )
-                    child, cls, _, _, _ = self.value()
-                    node.data[name] = child.data if child is not None else None
-                else:
-                    child, cls, _, _, _ = self.value()
-                    if key is not None:
-                        name = key.data
-                        node.index[name] = len(node.keys)
-                        node.keys.append(name)
-                        node.knodes.append(key)
-                        if child is not None:
-                            node.children.append(child)
-                        node.data[name] = child.data if child is not None else None
+                if name is not None and name in data and self.duplicates == "refuse":
+                    self._fail(
+                        FixtureError(f"duplicate key {name!r} in one dict", code="duplicate_key", line=kline, column=kcol + 1)
+                    )
+                fresh = name is not None and name not in data
+                if fresh and self.spans:
+                    key.data = name
+                    node.index[name] = len(node.keys)
+                    node.keys.append(name)
+                    node.knodes.append(key)
+                child, cls, _, _, _ = self.value()
+                if name is not None:
+                    data[name] = child.data if child is not None else None
+                    if fresh and self.spans and child is not None:
+                        node.children.append(child)
                 if count == 0 and self.type == NAME and self.string in ("for", "async"):
                     self._override(mark, not_a_literal(kind_name("DictComp"), line, col))
                     self._skip_group(level)
                     return None, "DictComp", line, col
-                if key is not None and kcls == "SimpleString":
-                    payload = payload or key.data == "schema_version"
-                    payload = payload or (key.data in ("cases", "examples") and cls in ("List", "Tuple"))
+                if name is not None and kcls == "SimpleString":
+                    payload = payload or name == "schema_version"
+                    payload = payload or (name in ("cases", "examples") and cls in ("List", "Tuple"))
             count += 1
             if self._is(","):
                 self.advance()
             elif not self._is("}"):
                 raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
+        node.kind, node.data = DICT, data
         node.end, node.rb = self.end, self.start
         self._payload = payload
         self.advance()
@@ -737,7 +748,7 @@ Found = tuple[str, PNode, str]
 
 
 def read_fixtures(
-    text: str, py_names: tuple[str, ...], duplicates: str = "refuse"
+    text: str, py_names: tuple[str, ...], duplicates: str = "refuse", spans: bool = True
 ) -> tuple[Counter[str], list[Found], list[tuple[int, int]], list[tuple[str, FixtureError, dict[str, Any]]], str]:
     """The fixture literals of a module's `text` (universal newlines), as
     `python_format.PythonDocument` reads them with libcst: `(comments, fixtures,
@@ -750,10 +761,12 @@ def read_fixtures(
     data read leniently)`, and the reading goes on; any other refusal is raised. The
     placeholder text is `placeholder_text` of the module over every display read
     whole: what the caller parses to check the module's syntax, before it trusts any
-    of this. Raises `FixtureError` (`not_a_literal`, `duplicate_key`, `invalid_python`,
-    `integer_too_long`) and `Unreadable` (then nothing was decided).
+    of this. Without `spans`, only the data is read: each fixture's tree is its root
+    alone, its `data` (the check of a rendered module needs no more). Raises
+    `Refusal` (the first refusal, once the module is read), `Unreadable` (nothing was
+    decided).
     """
-    reader = TokenReader(text, duplicates)
+    reader = TokenReader(text, duplicates, spans)
     fixtures: list[Found] = []
     strings: list[tuple[int, int]] = []
     refused: list[tuple[str, FixtureError, dict[str, Any]]] = []
