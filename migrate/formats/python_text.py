@@ -43,37 +43,57 @@ class PNode:
     characters (`(`/`)` for a tuple). Dicts keep `keys`, their `knodes` and an
     `index`; `children` are the values in order. `data` is the literal's value.
 
-    A scalar's `keys`, `knodes` and `children` are one shared empty tuple and its
-    `index` a shared empty mapping: a large module holds hundreds of thousands of
-    scalars, and four empty containers each would double the tree's memory."""
+    `PNode(SCALAR, start, end)` is a scalar of four slots, whose `lb`/`rb` are its
+    `start`/`end - 1` and whose `keys`, `knodes`, `children` and `index` are shared
+    empty ones; `PNode(DICT or LIST, ...)` a container (`PContainer`) with its own. A
+    large module holds hundreds of thousands of scalars: the empty containers each
+    would hold, and slots they never use, would double the tree's memory."""
 
-    __slots__ = ("kind", "start", "end", "lb", "rb", "open", "close", "keys", "knodes", "children", "index", "data")
+    __slots__ = ("kind", "start", "end", "data")
 
-    keys: list[str] | tuple[()]
-    knodes: list[PNode] | tuple[()]
-    children: list[PNode] | tuple[()]
-    index: Mapping[str, int]
+    keys: list[str] | tuple[()] = ()
+    knodes: list[PNode] | tuple[()] = ()
+    children: list[PNode] | tuple[()] = ()
+    index: Mapping[str, int] = _NO_INDEX
+    open = "["
+    close = "]"
+
+    def __new__(cls, kind: int, start: int, end: int) -> PNode:
+        return object.__new__(PContainer if kind != SCALAR and cls is PNode else cls)
 
     def __init__(self, kind: int, start: int, end: int) -> None:
         self.kind = kind
         self.start = start
         self.end = end
+        self.data: Any = None
+
+    @property
+    def lb(self) -> int:
+        return self.start
+
+    @property
+    def rb(self) -> int:
+        return self.end - 1
+
+    def elem_start(self, i: int) -> int:
+        return self.knodes[i].start if self.kind == DICT else self.children[i].start
+
+
+class PContainer(PNode):
+    """A dict, list or tuple display's `PNode` (made by `PNode(DICT or LIST, start, end)`)."""
+
+    __slots__ = ("lb", "rb", "open", "close", "keys", "knodes", "children", "index")
+
+    def __init__(self, kind: int, start: int, end: int) -> None:
+        super().__init__(kind, start, end)
         self.lb = start
         self.rb = end - 1
         self.open = "{" if kind == DICT else "["
         self.close = "}" if kind == DICT else "]"
-        if kind == SCALAR:
-            self.keys = self.knodes = self.children = ()
-            self.index = _NO_INDEX
-        else:
-            self.keys = []
-            self.knodes = []
-            self.children = []
-            self.index = {}
-        self.data: Any = None
-
-    def elem_start(self, i: int) -> int:
-        return self.knodes[i].start if self.kind == DICT else self.children[i].start
+        self.keys: list[str] = []
+        self.knodes: list[PNode] = []
+        self.children: list[PNode] = []
+        self.index: dict[str, int] = {}
 
 
 def walk(root: PNode) -> list[PNode]:

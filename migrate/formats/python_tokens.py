@@ -122,6 +122,12 @@ def _lines(text: str) -> Iterator[str]:
         start = end
 
 
+class _Bare(PNode):
+    """A container's node when only data is read: no lists of children."""
+
+    __slots__ = ("lb", "rb", "open", "close")
+
+
 class Statement:
     """One module-level assignment: the plain `names` it binds, its value's span tree `node`
     (None for a value that is no literal display), the value's libcst class `cls` ("Dict",
@@ -364,7 +370,7 @@ class TokenReader:
             if inner in ("Integer", "Float"):
                 if operand is not None:
                     operand.data = -operand.data if string == "-" else operand.data
-                    operand.start = operand.lb = start
+                    operand.start = start
                 return operand, "UnaryOperation", line, col, None
             cls = inner if inner in ("Comparison", "BooleanOperation", "IfExp") else "UnaryOperation"
             self._override(mark, not_a_literal(kind_name(cls), line, col))
@@ -541,8 +547,6 @@ class TokenReader:
             if node is not None:
                 node.start = lb
                 node.end = self.end
-                if node.kind == SCALAR:
-                    node.lb, node.rb = lb, self.end - 1
                 if self._string_entry[0] is node:
                     self.strings[self._string_entry[1]] = (lb, self.end)
             self.advance()
@@ -599,8 +603,8 @@ class TokenReader:
                 self.advance()
             elif not (self.type == OP and self.string == closer):
                 raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
-        node = PNode(LIST if self.spans else SCALAR, lb, self.end)
-        node.kind, node.lb, node.rb = LIST, lb, self.start
+        node = PNode(LIST, lb, self.end) if self.spans else _Bare(LIST, lb, self.end)
+        node.lb, node.rb = lb, self.start
         if closer == ")":
             node.open, node.close = "(", ")"
         if self.spans:
@@ -614,7 +618,7 @@ class TokenReader:
         self, lb: int, level: int, mark: tuple[bool, int], line: int, col: int
     ) -> tuple[PNode | None, str, int, int]:
         """A dict or set display or comprehension, after its `{`."""
-        node = PNode(DICT if self.spans else SCALAR, lb, 0)
+        node = PNode(DICT, lb, 0) if self.spans else _Bare(DICT, lb, 0)
         data: dict[str, Any] = {}
         payload = False
         count = 0
@@ -663,7 +667,7 @@ class TokenReader:
                 self.advance()
             elif not self._is("}"):
                 raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
-        node.kind, node.data = DICT, data
+        node.data = data
         node.end, node.rb = self.end, self.start
         self._payload = payload
         self.advance()
