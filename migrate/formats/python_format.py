@@ -64,7 +64,7 @@ from fixture_migrate.formats import (
 from fixture_migrate.formats import python_tokens
 from fixture_migrate.formats.bracket_text import Layout
 from fixture_migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
-from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
+from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, node_origin, value_at
 from fixture_migrate.formats.target import Path as NodePath
 from libcst.metadata import MetadataWrapper, PositionProvider
 
@@ -632,7 +632,6 @@ class PythonDocument(Document):
         self.fixtures: list[Fixture] = []
         self.refused: list[tuple[str, FixtureError, dict[str, Any]]] = []
         self.strings: list[tuple[int, int]] = []
-        self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
         self.comments: Counter[str] = Counter()  # of the module: a migration must keep every one
         if not _mentions(text, self.py_names):
@@ -752,43 +751,53 @@ class PythonDocument(Document):
 
     @cached_property
     def style(self) -> PyStyle:
-        for fixture in self.fixtures:
-            writer = PythonWriter(self.text, fixture.root, PyStyle(), self.layouts, self.strings)
-            stack = [fixture.root]
-            while stack:
-                node = stack.pop()
-                if node.kind != SCALAR:
-                    writer.layout(node)
-                    stack.extend(node.children)
-        found = detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        # Each container's layout is read for the count and dropped: a writer reads again
+        # the few it needs, and a large module's layouts are never all held at once.
+        found = detect_style(self.text, [fixture.root for fixture in self.fixtures])
         return dataclasses.replace(found, encoding=self.source.encoding)
 
     def render(self, targets: list[Node]) -> bytes:
+        edits, planned = self._edits(targets)
+        if not edits:
+            return self.raw
+        pieces = []
+        last = 0
+        for start, end, new in sorted(edits):
+            pieces += [self.text[last:start], new]
+            last = end
+        pieces.append(self.text[last:])
+        text = "".join(pieces)
+        del pieces
+        data = self._check(text)
+        del text
+        # As `materialize(target, source) == data` for each unit, without a copy of the data.
+        if len(data) != len(planned) or not all(
+            _matches(target, source, found) for (target, source), found in zip(planned, data)
+        ):
+            raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
+        raw = self.source.render(edits)
+        self._rendered = (raw, [_view(fixture.shape, found) for fixture, found in zip(self.fixtures, data)])
+        return raw
+
+    def _edits(self, targets: list[Node]) -> tuple[list[tuple[int, int, str]], list[tuple[Node, Any]]]:
+        """`(edits, planned)`: the `(start, end, new text)` of each changed literal, and each
+        unit's `(target, source data)`. The writers' layouts go with them, before the check."""
         edits = []
-        expected = []
+        planned = []
+        layouts: dict[int, Layout] = {}
         for fixture, target in zip(self.fixtures, targets, strict=True):
             if fixture.shape == "case_list":
                 target = _case_list_target(target)
-            expected.append(_view(fixture.shape, materialize(target, fixture.root.data)))
+            planned.append((target, fixture.root.data))
             if is_unchanged(target):
                 continue
-            writer = PythonWriter(self.text, fixture.root, self.style, self.layouts, self.strings)
+            writer = PythonWriter(self.text, fixture.root, self.style, layouts, self.strings)
             edits.append((fixture.root.start, fixture.root.end, writer.render(target)))
-        if not edits:
-            return self.raw
-        text = self.text
-        for start, end, new in sorted(edits, reverse=True):
-            text = text[:start] + new + text[end:]
-        data = self._check(text)
-        if data != expected:
-            raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
-        raw = self.source.render(edits)
-        self._rendered = (raw, data)
-        return raw
+        return edits, planned
 
     def _check(self, text: str) -> list[Any]:
-        """The unit data of a rendered module, after refusing one that does not parse or
-        has lost a comment."""
+        """The data of each fixture literal of a rendered module (a bare case list's as the
+        list), after refusing one that does not parse or has lost a comment."""
         try:
             comments, fixtures, _ = self._read(text, spans=False)
         except FixtureError as error:
@@ -800,7 +809,7 @@ class PythonDocument(Document):
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):
             raise FixtureError("internal error: the migrated module holds other fixture literals", code="internal")
-        return [_view(fixture.shape, fixture.root.data) for fixture in fixtures]
+        return [fixture.root.data for fixture in fixtures]
 
     def reparse(self, raw: bytes) -> list[Any]:
         """The unit data of migrated bytes; a bare case list reads back as the payload it
@@ -824,6 +833,28 @@ def _view(shape: str, data: Any) -> Any:
     if shape == "case_list":
         return {"schema_version": c.CANONICAL_SCHEMA_VERSION, "cases": data}
     return data
+
+
+def _matches(node: Node, source: Any, data: Any) -> bool:
+    """Whether `data` equals `materialize(node, source)`, the data a target tree stands
+    for; compared as it is walked, so no copy of the data is made (dicts compare without
+    order, as dicts do)."""
+    if isinstance(node, Src):
+        return bool(value_at(source, node.path) == data)
+    if isinstance(node, Val):
+        return bool(node.value == data)
+    if isinstance(node, Obj):
+        members = dict(node.members)
+        return (
+            isinstance(data, dict)
+            and len(members) == len(data)
+            and all(key in data and _matches(child, source, data[key]) for key, child in members.items())
+        )
+    return (
+        isinstance(data, list)
+        and len(node.items) == len(data)
+        and all(_matches(child, source, item) for child, item in zip(node.items, data))
+    )
 
 
 def _case_list_target(target: Node) -> Node:

@@ -35,6 +35,7 @@ SCALAR, DICT, LIST = 0, 1, 2
 
 
 _NO_INDEX: Mapping[str, int] = MappingProxyType({})
+_NO_LAYOUTS: Mapping[int, Layout] = MappingProxyType({})
 
 
 class PNode:
@@ -176,8 +177,17 @@ class PyStyle:
     encoding: str = "utf-8"
 
 
-def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> PyStyle:
-    """The `PyStyle` of a module's fixture literals (`layouts` by container id)."""
+def node_layout(text: str, node: PNode) -> Layout:
+    """The `Layout` of a container's text (`text` the module, LF line ends)."""
+    starts = [node.elem_start(i) for i in range(len(node.children))]
+    ends = [child.end for child in node.children]
+    return parse_layout(text, node.lb, node.rb, starts, ends)
+
+
+def detect_style(text: str, roots: list[PNode], layouts: Mapping[int, Layout] = _NO_LAYOUTS) -> PyStyle:
+    """The `PyStyle` of a module's fixture literals. `layouts` (by container id) are used
+    where given; any other container's is read and dropped, so a large module's
+    layouts are never all held at once."""
     quotes: Counter[str] = Counter()
     units: Counter[str] = Counter()
     commas: Counter[bool] = Counter()
@@ -191,9 +201,9 @@ def detect_style(text: str, roots: list[PNode], layouts: dict[int, Layout]) -> P
                 if stripped[:1] in ("'", '"') and isinstance(node.data, str):
                     quotes[stripped[0]] += 1
                 continue
-            layout = layouts.get(id(node))
-            if layout is None or not node.children:
+            if not node.children:
                 continue
+            layout = layouts.get(id(node)) or node_layout(text, node)
             scalars = all(child.kind == SCALAR for child in node.children)
             if layout.multiline:
                 hangs = "\n" not in layout.gaps[0]
@@ -241,10 +251,7 @@ class PythonWriter:
     def layout(self, node: PNode) -> Layout:
         found = self.layouts.get(id(node))
         if found is None:
-            starts = [node.elem_start(i) for i in range(len(node.children))]
-            ends = [child.end for child in node.children]
-            found = parse_layout(self.text, node.lb, node.rb, starts, ends)
-            self.layouts[id(node)] = found
+            found = self.layouts[id(node)] = node_layout(self.text, node)
         return found
 
     def locate(self, path: Path) -> tuple[PNode, PNode | None, int | None]:
