@@ -72,8 +72,13 @@ _FIXTURE_KEYS = ("schema_version", "cases", "examples")
 
 LEAN_ABOVE = 64 << 10
 """A module longer than this (in characters) is read on its tokens (`python_tokens`), not
-with libcst's tree. Below it libcst's tree costs at most about 25 MiB, less than the
-start-up of a run; above it the tree grows at about 360 MiB per MiB of text."""
+with libcst's tree. Below it a run with libcst's tree peaks at about 50 MiB more than
+its start-up (as much as the start-up itself), and libcst stays the reader of every
+ordinary module; above it that grows at about 800 MiB per MiB of text."""
+
+CST_MAX = 512 << 10
+"""The largest module (in characters) read with libcst when the token reader cannot
+follow it (about 400 MiB at worst); a larger one is refused (`too_large`)."""
 
 _KINDS = {
     "Call": "a call",
@@ -438,6 +443,25 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
     )
 
 
+def _unreadable(text: str) -> FixtureError:
+    """The error for a module over `CST_MAX` that the token reader cannot follow: CPython's
+    syntax error when it has one (most often), else a refusal that names the limit."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return FixtureError(
+            f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return FixtureError(
+        f"refused: this module ({len(text) // 1024:,} KiB) holds code the token reader does not follow, and "
+        f"libcst, whose syntax tree takes about 800 MiB of memory per MiB, reads modules up to "
+        f"{CST_MAX // 1024} KiB; split the module, or move the fixture to a JSON file",
+        code="too_large",
+    )
+
+
 def _check_syntax(text: str) -> None:
     """Raise `FixtureError` (`invalid_python`) when neither CPython's parser nor libcst's
     reads `text` (a placeholder text: the code around the fixture literals), placed as
@@ -446,14 +470,14 @@ def _check_syntax(text: str) -> None:
     try:
         ast.parse(text)
         return
-    except SyntaxError:
-        pass
+    except SyntaxError as error:
+        found = FixtureError(f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset)
     except (ValueError, RecursionError, MemoryError):
         raise python_tokens.Unreadable("CPython's parser cannot judge it") from None
     try:
         cst.parse_module(text)  # the running Python may be older than the grammar (PEP 695)
-    except cst.ParserSyntaxError as exc:
-        raise _syntax_error(text, exc) from None
+    except (cst.ParserSyntaxError, cst.CSTValidationError):
+        raise found from None
     except RecursionError:
         raise python_tokens.Unreadable("too deep for libcst") from None
 
@@ -666,7 +690,8 @@ class PythonDocument(Document):
             try:
                 return self._read_lean(text, duplicates, spans)
             except python_tokens.Unreadable:
-                pass  # read as any other module
+                if len(text) > CST_MAX:
+                    raise _unreadable(text) from None
         return self._read_cst(text, duplicates)
 
     def _read_lean(
