@@ -1,7 +1,12 @@
 """Python literal text: the span tree of a fixture literal, and a writer that edits it in place.
 
-`python_format` finds the fixture literals of a module with libcst and builds
-their span trees; this module needs no parser. The writer turns a target tree
+(Some 570 lines, over the ~500 the project aims for: the span tree is slotted to the
+bone, a scalar's node apart from a container's, as a large module holds hundreds of
+thousands of them, and the writer is one walk over it.)
+
+`python_format` finds the fixture literals of a module with libcst (a large one:
+`python_tokens`, on its tokens) and builds their span trees; this module needs no
+parser. The writer turns a target tree
 (`fixture_migrate.formats.target`) into a new text for the literal alone, so the rest of the
 module stays byte-identical, and within the literal it follows the same rules
 as the JSON and YAML writers (`fixture_migrate.formats.bracket_text`): members that stay
