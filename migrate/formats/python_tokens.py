@@ -196,7 +196,8 @@ class TokenReader:
             found = self.text.find("\n", self._line_start)
             self._line_start = found + 1 if found >= 0 else len(self.text)  # the end marker's line
             self._line += 1
-        return min(self._line_start + column, len(self.text))
+        offset = self._line_start + column
+        return offset if offset <= len(self.text) else len(self.text)
 
     def advance(self) -> None:
         """Move to the next significant token: comments are counted, NL, INDENT and DEDENT
@@ -459,9 +460,7 @@ class TokenReader:
                 return None, "Integer"
             node.data = value
             return node, "Integer"
-        value = self._literal(text, line, col)
-        if value is None:
-            return None, "Float"
+        value = float(digits)  # what CPython reads for any float token
         if value != value or value in (float("inf"), float("-inf")):
             self._fail(not_a_literal("a float that is not finite", line, col))
             return None, "Float"
@@ -469,7 +468,7 @@ class TokenReader:
         return node, "Float"
 
     def _literal(self, text: str, line: int, col: int) -> Any:
-        """The value of a string or float token as CPython reads it; None when refused."""
+        """The value of a string token with escapes as CPython reads it; None when refused."""
         try:
             value = ast.literal_eval(text)
         except (SyntaxError, ValueError) as error:
@@ -499,8 +498,8 @@ class TokenReader:
         while self.type == STRING:
             count += 1
             text, line, col = self.string, self.line, self.col
-            quote = min(i for i in (text.find("'"), text.find('"')) if i >= 0)
-            prefix = text[:quote].lower()
+            body = text.lstrip("rRbBuUfF")
+            prefix = text[: len(text) - len(body)].lower()
             if "f" in prefix:
                 formatted = True
                 self._fail(not_a_literal(kind_name("FormattedString"), line, col))
@@ -512,7 +511,11 @@ class TokenReader:
                 if "\n" in text and self.error is None:
                     entry = len(self.strings)
                     self.strings.append((self.start, self.end))
-                value = self._literal(text, line, col)
+                if "r" in prefix or "\\" not in body:  # no escape: the value is the text between the quotes
+                    quote = 3 if body[:3] in ('"""', "'''") else 1
+                    value = body[quote:-quote]
+                else:
+                    value = self._literal(text, line, col)
                 if value is None:
                     ok = False
                 elif ok:
