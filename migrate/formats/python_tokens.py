@@ -38,6 +38,9 @@ from fixture_migrate.formats.python_text import DICT, LIST, SCALAR, PNode
 
 NAME, NUMBER, STRING, OP = tokenize.NAME, tokenize.NUMBER, tokenize.STRING, tokenize.OP
 NEWLINE, ENDMARKER = tokenize.NEWLINE, tokenize.ENDMARKER
+# Python 3.12 tokenizes an f-string as its parts (PEP 701); older ones as one STRING.
+FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
+FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 
 KINDS = {
     "Call": "a call",
@@ -225,7 +228,9 @@ class TokenReader:
                     self.type, self.string = kind, string
                     self.line, self.col = token.start
                     self.start = self._offset(*token.start)
-                    self.end = self._offset(*token.end)
+                    # A token's text is the source's (3.12 gives the end of a multi-line string
+                    # with non-ASCII text in bytes, not characters).
+                    self.end = self.start + len(string)
                     self._opened = kind == OP and string in _OPENERS
                     if kind == OP and string in _CLOSERS:
                         self.depth -= 1
@@ -355,7 +360,7 @@ class TokenReader:
         if kind == OP and string in _OPENERS:
             node, cls, line, col = self._group()
             items = [("atom", "")]
-        elif kind == STRING:
+        elif kind in (STRING, FSTRING_START):
             node, cls = self._strings()
             items = [("atom", "")]
         elif kind == NUMBER:
@@ -389,6 +394,10 @@ class TokenReader:
         if self.depth < level or (not items and self._ends()):
             raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
         cls, callee = self._rest(items, level)
+        if cls == "Expression" and level > 0:
+            # Tokens that make no expression inside a display: a syntax error, or syntax of
+            # a newer Python than this one's tokenizer (PEP 701 f-strings).
+            raise Unreadable(f"no expression at line {line}")
         what = f"a call to `{callee}`" if cls == "Call" else kind_name(cls)
         line, col = first_line, first_col  # an expression around a group starts at its parentheses
         self._override(mark, not_a_literal(what, line, col))
@@ -495,9 +504,15 @@ class TokenReader:
         count = 0
         formatted = False
         entry = -1
-        while self.type == STRING:
+        while self.type in (STRING, FSTRING_START):
             count += 1
             text, line, col = self.string, self.line, self.col
+            if self.type == FSTRING_START:
+                formatted = True
+                self._fail(not_a_literal(kind_name("FormattedString"), line, col))
+                ok = False
+                self._skip_fstring()
+                continue
             body = text.lstrip("rRbBuUfF")
             prefix = text[: len(text) - len(body)].lower()
             if "f" in prefix:
@@ -529,6 +544,21 @@ class TokenReader:
         if count == 1 and entry >= 0 and self.spans:
             self._string_entry = (node, entry)
         return node, cls
+
+    def _skip_fstring(self) -> None:
+        """Skip an f-string tokenized as its parts, from its FSTRING_START."""
+        nested = 0
+        while True:
+            if self.type == FSTRING_START:
+                nested += 1
+            elif self.type == FSTRING_END:
+                nested -= 1
+                if not nested:
+                    self.advance()
+                    return
+            elif self.type == ENDMARKER:
+                raise Unreadable("unclosed f-string")
+            self.advance()
 
     def _group(self) -> tuple[PNode | None, str, int, int]:
         """A bracketed expression, from its opening bracket: `(node, class, own line, own column)`."""
