@@ -438,11 +438,11 @@ class TokenReader:
             raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
         return _classify(items), _callee(items)
 
-    def _scalar(self, data: Any, start: int | None = None) -> PNode:
-        """A scalar's node from `start` (the current token's) to the current token's end;
-        without `spans`, one node is used again and again (its reader takes its data)."""
+    def _scalar(self, data: Any) -> PNode:
+        """The current token's node, holding `data`; without `spans`, one node is used
+        again and again (its reader takes its data at once)."""
         if self.spans:
-            node = PNode(SCALAR, self.start if start is None else start, self.end)
+            node = PNode(SCALAR, self.start, self.end)
         else:
             node = self._scratch
         node.data = data
@@ -580,7 +580,7 @@ class TokenReader:
             if node is not None:
                 node.start = lb
                 node.end = self.end
-                if self._string_entry[0] is node:
+                if self._string_entry[0] is node and self._string_entry[1] < len(self.strings):
                     self.strings[self._string_entry[1]] = (lb, self.end)
             self.advance()
             return node, cls, inner_line, inner_col
