@@ -414,3 +414,20 @@ def test_the_placeholder_text_keeps_lines_and_columns():
     placeholder = python_tokens.placeholder_text(text, spans)
     assert placeholder == "A = (\n      )  # x\nB = (      \n   ); C = 3\n"
     assert len(placeholder) == len(text)
+
+
+def test_a_large_module_is_migrated_in_memory_proportional_to_it():
+    """The traced peak of planning a 100 KiB module's migration stays near 50 times its size
+    (libcst's tree alone would take some 360 times; `bench/memory.py` measures the RSS)."""
+    import tracemalloc
+
+    raw = big_module(900)
+    assert len(raw) > python_format.LEAN_ABOVE
+    tracemalloc.start()
+    try:
+        result = plan(raw, PATH)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.status == "changed", result.error and result.error.message
+    assert peak < 80 * len(raw), f"{peak / len(raw):.0f} bytes per byte"
