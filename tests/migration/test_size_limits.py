@@ -26,7 +26,7 @@ def test_a_python_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, mon
     code = main([*command, "--repo-root", str(tmp_path), str(module)])
     err = capsys.readouterr().err
     assert code == 2
-    assert "over the 524,288-byte limit (512 KiB): not read; the limit of Python fixtures" in err
+    assert f"over the {SIZE_LIMITS['python']:,}-byte limit (16 MiB): not read; the limit of Python fixtures" in err
     assert "raise the limit with FIXTURE_MIGRATE_MAX_PYTHON_BYTES=BYTES [too_large]" in err
 
 
@@ -43,7 +43,7 @@ def test_a_yaml_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, monke
 
 def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
     # A built-in limit of 4 KiB stands in for the real one: the same path, without
-    # migrating half a megabyte of Python (some 30 s of libcst).
+    # migrating megabytes of Python.
     monkeypatch.setitem(SIZE_LIMITS, "python", 4 << 10)
     module = tmp_path / "evals" / "cases.py"
     module.parent.mkdir()
