@@ -429,8 +429,9 @@ def _too_deep(text: str) -> FixtureError:
     )
 
 
-def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
-    """A parse error with the place CPython's own parser gives, which is more precise."""
+def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError) -> FixtureError:
+    """A parse error with the place CPython's own parser gives, which is more precise
+    (libcst's validation errors, such as `"a" b"x"`, carry no place of their own)."""
     try:
         ast.parse(text)
     except SyntaxError as error:
@@ -439,6 +440,8 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
         )
     except (ValueError, RecursionError, MemoryError):
         pass
+    if isinstance(exc, cst.CSTValidationError):
+        return FixtureError(f"libcst cannot parse this module ({exc})", code="invalid_python")
     first = str(exc.message).splitlines()[0] if exc.message else "syntax error"
     return FixtureError(
         f"libcst cannot parse this module ({first})",
@@ -722,7 +725,7 @@ class PythonDocument(Document):
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
-        except cst.ParserSyntaxError as exc:
+        except (cst.ParserSyntaxError, cst.CSTValidationError) as exc:
             raise _syntax_error(text, exc) from None
         except RecursionError:
             raise FixtureError("nesting too deep to parse", code="too_deep") from None
