@@ -285,7 +285,6 @@ def _python_literal(cell: str) -> Any:
     return value if isinstance(value, dict) else ABSENT
 
 
-ADAPTER = DeepEvalAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -393,3 +392,6 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
             members = held.get("members") if isinstance(held.get("members"), dict) else {}
             return {**members, held["list_key"]: records}
     return records
+
+
+ADAPTER = DeepEvalAdapter(record_of=record_of, map_case=map_case, export_document=export_document)

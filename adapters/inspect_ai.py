@@ -196,7 +196,6 @@ def _choice_text(target: Any, choices: list[Any]) -> Any:
     return one(target)
 
 
-ADAPTER = InspectAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -262,3 +261,6 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     if meta:
         record["metadata"] = {META_KEY: meta}
     return record
+
+
+ADAPTER = InspectAdapter(record_of=record_of, map_case=map_case)

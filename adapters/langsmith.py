@@ -133,7 +133,6 @@ class LangSmithAdapter(ExternalAdapter):
         return Draft(record, case_id, render_vars(inputs), expected, tags, extensions=extensions)
 
 
-ADAPTER = LangSmithAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -186,3 +185,6 @@ def _is_uuid(value: Any) -> bool:
         return isinstance(value, str) and str(uuid.UUID(value)) == value.lower()
     except ValueError:
         return False
+
+
+ADAPTER = LangSmithAdapter(record_of=record_of, map_case=map_case)

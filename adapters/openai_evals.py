@@ -246,7 +246,6 @@ def _specs_for(data: Source, specs: list[tuple[str, dict[str, Any]]]) -> list[tu
     return found
 
 
-ADAPTER = OpenAIEvalsAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -291,3 +290,6 @@ def map_case(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     if meta:
         record[META_KEY] = meta
     return record
+
+
+ADAPTER = OpenAIEvalsAdapter(record_of=record_of, map_case=map_case)

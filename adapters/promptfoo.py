@@ -747,7 +747,6 @@ def _metadata_tags(metadata: dict[str, Any]) -> list[str]:
     return tags
 
 
-ADAPTER = PromptfooAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -1026,3 +1025,6 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
         config.pop("tests", None)
     _dangling_references(config, kept_refs, context)
     return config
+
+
+ADAPTER = PromptfooAdapter(record_of=record_of, map_case=map_case, export_document=export_document)

@@ -264,7 +264,6 @@ def _report_conflicts(records: list[SourceRecord], job: Job) -> None:
             job.note(f"warning: the query {shown!r} is listed both as should_trigger true and false")
 
 
-ADAPTER = SkillCreatorAdapter()
 
 
 # --- export ------------------------------------------------------------------------------
@@ -366,3 +365,6 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
     document["evals"] = kept
     document.update((k, v) for k, v in held.items() if k != "skill_name")
     return document
+
+
+ADAPTER = SkillCreatorAdapter(record_of=record_of, map_case=map_case, export_document=export_document)

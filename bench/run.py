@@ -12,7 +12,7 @@ and serializes it back (one process).
 
     python bench/run.py            # the full run (10,000 files; memory at 100,000)
     python bench/run.py --quick    # a smoke run that checks the script works
-    python bench/run.py --only a,c,e --repeat 7   # just those rows (B is always measured)
+    python bench/run.py --only b,g # only some scenarios (letters as below)
 
 Scenarios and targets (issue "Speed round 2"):
 
@@ -72,8 +72,8 @@ class Run:
     out: bytes = b""
 
 
-def measure(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
-    """Run `argv` to completion and return its own resource usage.
+def measure(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Run:
+    """Run `argv` (in `cwd`) to completion and return its own resource usage.
 
     Peak RSS comes from `/usr/bin/time` where it exists: a child forked straight from
     this (large) benchmark process would report this process's RSS as its own peak.
@@ -82,7 +82,7 @@ def measure(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
     with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as usage_file:
         wrapped = [timer, "-f", "%e %U %S %M", "-o", usage_file.name, *argv] if timer else argv
         start = time.perf_counter()
-        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env or ENV)
+        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.DEVNULL, env=env or ENV, cwd=cwd)
         _, _, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
@@ -141,13 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-files", type=int, default=100_000, help="files of the tree of scenario (f)")
     parser.add_argument("--repeat", type=int, default=5, help="turns per scenario; the fastest run is kept")
     parser.add_argument("--reference", help="path of the reference eval-fixture-normalizer.js, for (e)")
-    parser.add_argument(
-        "--only", help="comma-separated rows to run (a-g; (b) needs (a), (d) comes with (c)), e.g. a,c,e"
-    )
+    parser.add_argument("--only", help="run only these scenarios, letters separated by commas (`b,g`)")
     args = parser.parse_args(argv)
-    rows = set("abcdefg") if not args.only else {row.strip().strip("()") for row in args.only.split(",")}
-    rows |= {"a"} if "b" in rows else set()
-    rows |= {"c"} if "d" in rows else set()
+    wanted = set("abcdefg") if not args.only else {letter.strip() for letter in args.only.split(",")}
+    if wanted - set("abcdefg") or not wanted:
+        parser.error(f"--only takes scenario letters a to g, not {args.only!r}")
+    if "d" in wanted:
+        wanted.add("c")  # (d) is the peak RSS of (c)'s runs
     if args.quick:
         args.files, args.memory_files, args.repeat = 200, 2_000, 1
 
@@ -156,6 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="fixture-migrate-bench-") as tmp:
         work = Path(tmp)
+
+        def run(argv: list[str], *, env: dict[str, str] | None = None) -> Run:
+            # Every process starts in the benchmark's own directory, as a user runs the tool
+            # in the repository it checks: the configuration of wherever the benchmark was
+            # started from (a checkout's pyproject.toml, say) is never looked for or read.
+            return measure(argv, env=env, cwd=work)
+
         root, big_root, one_root = work / "tree", work / "big", work / "one"
         files = generate(root, args.files, canonical_share=0.9, seed=1)
         one_file = generate(one_root, 1, canonical_share=1.0, seed=3)[0]
@@ -167,37 +174,38 @@ def main(argv: list[str] | None = None) -> int:
         check = [*cmd, "migrate", "--check", "-q", "--repo-root", str(root), str(root)]
         validate = [*cmd, "validate", "--no-ref-check", "-q", "--repo-root", str(root), str(root)]
         normalize = [*cmd, "normalize", "--output-format", "jsonl", "--repo-root", str(root), str(root)]
-        reference = reference_normalizer(args.reference)
+        reference = reference_normalizer(args.reference) if "e" in wanted else None
         node_loop = ["node", str(HERE / "reference_loop.js"), str(reference), str(root), str(listing)]
-        measure(check, env=env)  # warm the bytecode and the disk cache
+        run(check, env=env)  # warm the bytecode and the disk cache
 
         runs: dict[str, list[Run]] = {name: [] for name in ("B", "cold", "rerun", "validate", "normalize", "node")}
-        for _ in range(args.repeat):
-            runs["B"].append(measure(base_argv))
-            if "a" in rows:
-                shutil.rmtree(cache, ignore_errors=True)
-                runs["cold"].append(measure(check, env=env))
-            if "b" in rows:
-                runs["rerun"].append(measure(check, env=env))
-            if "c" in rows:
-                runs["validate"].append(measure(validate))
-            if "e" in rows:
-                runs["normalize"].append(measure(normalize))
+        for _ in range(args.repeat if wanted & set("abce") else 0):
+            runs["B"].append(run(base_argv))
+            if "a" in wanted or "b" in wanted:
+                if "a" in wanted or not runs["cold"]:  # (b) alone needs one cold run to fill the cache
+                    shutil.rmtree(cache, ignore_errors=True)
+                    runs["cold"].append(run(check, env=env))
+                if "b" in wanted:
+                    runs["rerun"].append(run(check, env=env))
+            if "c" in wanted:
+                runs["validate"].append(run(validate))
+            if "e" in wanted:
+                runs["normalize"].append(run(normalize))
                 if reference is not None:
-                    runs["node"].append(measure(node_loop))
-        base = fastest(runs["B"])
+                    runs["node"].append(run(node_loop))
         n = len(files)
-        if "a" in rows:
+        base = fastest(runs["B"]) if runs["B"] else None
+        if base is not None and "a" in wanted:
             cold = fastest(runs["cold"])
             results.append(Result(f"(a) migrate --check, cold, {n} files, 90% canonical", cold.wall, base.wall, 3.0))
-        if "b" in rows:
+        if base is not None and "b" in wanted:
             rerun = fastest(runs["rerun"])
             results.append(Result("(b) migrate --check, again on the unchanged tree", rerun.wall, base.wall, 1.0))
-        if "c" in rows:
+        if base is not None and "c" in wanted:
             checked = fastest(runs["validate"])
             results.append(Result("(c) validate --no-ref-check", checked.wall, base.wall, 4.0))
             notes.append(f"(d) validate peak RSS: {checked.rss_kib / 1024:.1f} MiB (target <= 100 MiB)")
-        if "e" in rows and reference is not None:
+        if "e" in wanted and reference is not None:
             ours, node = fastest(runs["normalize"]), fastest(runs["node"])
             same = sorted(ours.out.splitlines()) == sorted(node.out.splitlines())
             results.append(
@@ -210,13 +218,13 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
             notes.append(f"(e) same cases as the reference: {'yes' if same else 'NO'}")
-        elif "e" in rows:
+        elif "e" in wanted:
             notes.append("(e) skipped: no `node`, or no reference normalizer (--reference / FIXTURE_MIGRATE_REFERENCE)")
 
-        if "f" in rows:
+        if "f" in wanted:
             generate(big_root, args.memory_files, canonical_share=0.9, seed=1)
-            big = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(big_root), str(big_root)])
-            small = measure([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(root), str(root)])
+            big = run([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(big_root), str(big_root)])
+            small = run([*cmd, "migrate", "--check", "-q", "--no-cache", "--repo-root", str(root), str(root)])
             results.append(
                 Result(
                     f"(f) peak RSS of (a), {args.memory_files} vs {n} files",
@@ -229,14 +237,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             shutil.rmtree(big_root)
 
-        if "g" in rows:
+        if "g" in wanted:
             starts: tuple[list[Run], list[Run]] = ([], [])
             one = [*cmd, "migrate", "--check", "-q", "--repo-root", str(one_root), str(one_file)]
             for _ in range(max(args.repeat * 4, 5)):
-                starts[0].append(measure([sys.executable, "-c", "import typer, orjson"]))
-                starts[1].append(measure(one))
-            one_wall, python_wall = fastest(starts[1]).wall, fastest(starts[0]).wall
-            results.append(Result("(g) start-up, migrate --check on one file", one_wall, python_wall, 1.1))
+                starts[0].append(run([sys.executable, "-c", "import typer, orjson"]))
+                starts[1].append(run(one))
+            ours, base_start = fastest(starts[1]).wall, fastest(starts[0]).wall
+            results.append(Result("(g) start-up, migrate --check on one file", ours, base_start, 1.1))
 
     print(
         f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "

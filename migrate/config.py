@@ -242,7 +242,7 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     (all of them for plain `Options`). A path that does not exist still yields its error."""
     selection = getattr(options, "selection", None)
     if selection is None:
-        yield from iter_files(paths, ignore=GitIgnore(options.repo_root))
+        yield from iter_files(paths, ignore=GitIgnore(options.repo_root), root=options.repo_root)
         return
     ignore = GitIgnore(options.repo_root) if selection.respect_gitignore else None
     paths = list(paths)
@@ -254,7 +254,7 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         named = not path.is_dir()
-        for found, error in iter_files([path], ignore=ignore, admits=admits):
+        for found, error in iter_files([path], ignore=ignore, admits=admits, root=options.repo_root):
             if seen is not None:
                 if found in seen:
                     continue
@@ -428,9 +428,6 @@ def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, An
     in place, `fixture_migrate.adapting.families`); raises `ConfigError` for a bad table."""
     if not isinstance(tables, dict):
         return ()
-    from fixture_migrate.adapting.declared import MappedAdapterError
-    from fixture_migrate.adapting.families import declared_families
-
     found = []
     for name, table in tables.items():
         if isinstance(table, dict) and "files" in table:
@@ -441,6 +438,11 @@ def _families(tables: Any, base: Path, path: Path | None) -> tuple[tuple[str, An
                 else ()
             )
             found.append((name, table, globs))
+    if not found:
+        return ()  # and the family machinery is not even imported
+    from fixture_migrate.adapting.declared import MappedAdapterError
+    from fixture_migrate.adapting.families import declared_families
+
     try:
         declared_families(found, base, path)  # checks each table
     except MappedAdapterError as error:

@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.adapting.registry import RegistryError
-from fixture_migrate.cli import app_cache, app_exchange, commands, decisions
+from fixture_migrate.cli import commands
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
     AsMigrated,
@@ -45,9 +45,14 @@ from fixture_migrate.cli.output import github_stream, make_report, output_stream
 from fixture_migrate.migration.parallel import default_jobs
 
 
-def _new_app() -> typer.Typer:
+COMPLETE_VAR = "_FIXTURE_MIGRATE_COMPLETE"
+"""The environment variable a shell sets to ask for completions (click's `_{PROG}_COMPLETE`)."""
+
+
+def _new_app(*, completion: bool = True) -> typer.Typer:
     return typer.Typer(
         name="fixture-migrate",
+        add_completion=completion,
         help=(
             "Migrate legacy eval-fixture files to the canonical spec-first.workflow-eval-fixtures.v1 shape, "
             "in place, keeping every local field under `extensions`.\n\n"
@@ -61,7 +66,9 @@ def _new_app() -> typer.Typer:
     )
 
 
-app = _new_app()
+_app = _new_app()
+"""The app; its `import` and `export` commands and `cache` group join it on first need
+(`_complete`): a run of another command never imports their modules. Reach it as `app`."""
 
 
 def _version(value: bool) -> None:
@@ -70,7 +77,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
+@_app.callback()
 def _main(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
@@ -79,7 +86,7 @@ def _main(
     """fixture-migrate: legacy eval fixtures to canonical v1."""
 
 
-@app.command()
+@_app.command()
 def migrate(
     ctx: typer.Context,
     paths: Paths = None,
@@ -144,7 +151,7 @@ def migrate(
     raise typer.Exit(code)
 
 
-@app.command()
+@_app.command()
 def normalize(
     ctx: typer.Context,
     paths: Paths = None,
@@ -186,7 +193,7 @@ def normalize(
     raise typer.Exit(code)
 
 
-@app.command()
+@_app.command()
 def validate(
     ctx: typer.Context,
     paths: Paths = None,
@@ -246,7 +253,7 @@ def validate(
     raise typer.Exit(code)
 
 
-@app.command()
+@_app.command()
 def detect(
     ctx: typer.Context,
     paths: Paths = None,
@@ -271,6 +278,8 @@ def detect(
     values = settings.values
     fmt = values["output_format"]
     stdout = output_stream(fmt)
+    from fixture_migrate.cli import decisions  # `detect` and `suggest` alone read files this way
+
     code = decisions.run_detect(
         settings.paths,
         settings.options,
@@ -289,7 +298,7 @@ def detect(
     raise typer.Exit(code)
 
 
-@app.command()
+@_app.command()
 def suggest(
     ctx: typer.Context,
     paths: Paths = None,
@@ -315,6 +324,8 @@ def suggest(
     """
     settings = resolve_settings(ctx, "suggest")
     values = settings.values
+    from fixture_migrate.cli import decisions
+
     code = decisions.run_suggest(
         settings.paths,
         settings.options,
@@ -331,11 +342,11 @@ def suggest(
     raise typer.Exit(code)
 
 
-app.command("import")(app_exchange.import_)
-app.command("export")(app_exchange.export)
+_EXCHANGE_AFTER = "suggest"
+"""The command after which `import` and `export` are listed."""
 
 
-@app.command()
+@_app.command()
 def adapters() -> None:
     """List the registered adapters in detection order: name, kind, what it reads.
 
@@ -346,7 +357,7 @@ def adapters() -> None:
     raise typer.Exit(commands.run_adapters(out=sys.stdout))
 
 
-@app.command()
+@_app.command()
 def schema() -> None:
     """Print the JSON Schema (draft 2020-12) of a canonical spec-first.workflow-eval-fixtures.v1 file.
 
@@ -361,7 +372,27 @@ def schema() -> None:
     raise typer.Exit(commands.run_schema(out=sys.stdout))
 
 
-app.add_typer(app_cache.cache_app, name="cache")
+def _complete() -> typer.Typer:
+    """`_app` with every command: `import` and `export` listed after `_EXCHANGE_AFTER`, and
+    the `cache` group last, as `--help` shows them."""
+    if not _app.registered_groups:
+        from fixture_migrate.cli import app_cache, app_exchange
+
+        registered = _app.registered_commands
+        at = 1 + next(i for i, info in enumerate(registered) if _command_name(info) == _EXCHANGE_AFTER)
+        count = len(registered)
+        _app.command("import")(app_exchange.import_)
+        _app.command("export")(app_exchange.export)
+        registered[at:at] = registered[count:]
+        del registered[count + 2 :]
+        _app.add_typer(app_cache.cache_app, name="cache")
+    return _app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return _complete()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Interrupted(SystemExit):
@@ -382,13 +413,19 @@ def _app_for(argv: list[str]) -> typer.Typer:
     """
     name = argv[0] if argv else None
     if name is None or name.startswith("-"):
-        return app
-    commands_ = [info for info in app.registered_commands if _command_name(info) == name]
-    groups = [info for info in app.registered_groups if info.name == name]
+        return _complete()
+    commands_ = [info for info in _app.registered_commands if _command_name(info) == name]
+    if not commands_:
+        app = _complete()
+        commands_ = [info for info in app.registered_commands if _command_name(info) == name]
+    groups = [info for info in _app.registered_groups if info.name == name]
     if not commands_ and not groups:
-        return app
-    lean = _new_app()
-    lean.registered_callback = app.registered_callback
+        return _complete()
+    # `--install-completion` and `--show-completion` are options of the whole app, never of a
+    # subcommand: a run of one goes without them (typer inspects their machinery on every
+    # run), unless a shell is asking for completions.
+    lean = _new_app(completion=COMPLETE_VAR in os.environ)
+    lean.registered_callback = _app.registered_callback
     lean.registered_commands = commands_
     lean.registered_groups = groups
     return lean

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from fixture_migrate import Status
 from fixture_migrate.cli import output
 from fixture_migrate.cli.emitters import Emitter, emitter_class, emitter_for
 from fixture_migrate.cli.jsontext import dump_json
@@ -79,7 +78,7 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     engine, mode = _WORKER
     result = engine.plan(path)
     diff = ""
-    if result.status == Status.CHANGED and mode.diff:
+    if result.status == "changed" and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
@@ -163,14 +162,17 @@ def run_migrate(
             record["import_from"] = result.import_from
         if emit.one_document:  # only a document printed at the end needs every file's record
             records.append(record)
-        if result.status == Status.ERROR:
+        if result.status == "error":
             assert result.error is not None
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
             continue
         report.count(result.status)
-        if result.status == Status.NOT_FIXTURE:
-            report.note(f"{_display(path)}: not a fixture, skipped")
+        # The notes of "not a fixture", "skipped" and "unchanged" show only when verbose: not
+        # even made otherwise (a run over a large tree makes one per file).
+        if result.status == "not_fixture":
+            if report.verbose:
+                report.note(f"{_display(path)}: not a fixture, skipped")
         elif result.status == "other_tool":
             assert result.import_from is not None
             other_tools[result.import_from] += 1
@@ -183,9 +185,11 @@ def run_migrate(
             )
             emit.unclaimed(path, result.reason)
         elif result.status == "skipped":
-            report.note(f"{_display(path)}: skipped: {result.reason}")
-        elif result.status == Status.UNCHANGED:
-            report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+            if report.verbose:
+                report.note(f"{_display(path)}: skipped: {result.reason}")
+        elif result.status == "unchanged":
+            if report.verbose:
+                report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             if _handle_change(engine, result, diff, mode, emit=emit, report=report, record=record):
                 cases += result.cases

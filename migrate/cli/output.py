@@ -65,8 +65,7 @@ class WorkflowCommand(str):
     as it is (every other line is made inert)."""
 
 
-_V1_COMMAND = re.compile(r"##\[")
-_LINE_BREAKS = re.compile(r"(\r\n|\r|\n)")
+_LINE_BREAKS = r"(\r\n|\r|\n)"  # compiled on first use (`re` keeps it): most runs print no workflow command
 
 
 def inert_line(line: str) -> str:
@@ -76,7 +75,7 @@ def inert_line(line: str) -> str:
     Such a `:` or `#` is shown as the escape `\\x3a` / `\\x23`, as control characters are
     shown elsewhere; any other line is returned as it is."""
     if "##[" in line:
-        line = _V1_COMMAND.sub(r"#\\x23[", line)
+        line = line.replace("##[", "#\\x23[")
     stripped = line.lstrip()
     if stripped.startswith("::"):
         cut = len(line) - len(stripped)
@@ -98,7 +97,7 @@ class GithubStream:
             self._drain()
             self.stream.write(text)
             return len(text)
-        pieces = _LINE_BREAKS.split(self._partial + text)
+        pieces = re.split(_LINE_BREAKS, self._partial + text)
         self._partial = pieces.pop()
         # pieces alternate: line, break, line, break, ...
         self.stream.write("".join(inert_line(p) if i % 2 == 0 else p for i, p in enumerate(pieces)))
@@ -189,7 +188,7 @@ def annotation(
     # The runner reads only the first command of a line; `##[` inside it is made inert all
     # the same, as the log view styles it.
     line = escape_text(f"{head}::{_escape_data(message)}")
-    return WorkflowCommand(_V1_COMMAND.sub(r"#\\x23[", line) + "\n")
+    return WorkflowCommand(line.replace("##[", "#\\x23[") + "\n")
 
 
 class GithubReport(Report):

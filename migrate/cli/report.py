@@ -107,6 +107,8 @@ class Report:
     def sources(self, files: Iterable[T]) -> Iterable[T]:
         """`files` as they are, streamed, unless a progress bar may be shown: a bar needs
         the total, so the files are listed first (see `fixture_migrate.cli.progress`)."""
+        if self.quiet or not self.progress:
+            return files  # no bar, whatever the terminal: the bar's module is not even imported
         from fixture_migrate.cli.progress import may_show
 
         return list(files) if may_show(self) else files

@@ -47,19 +47,21 @@ Python strings but no UTF-8 file (or JSON output) can hold."""
 
 MAX_DEPTH = 128
 
-SIZE_LIMITS = {"yaml": 2 << 20, "python": 512 << 10}
+SIZE_LIMITS = {"yaml": 16 << 20, "python": 16 << 20}
 """The largest YAML and Python file read, in bytes (JSON and JSON Lines files have the 16
 MiB limit of every read, `fixture_migrate.migration.writes.MAX_FILE_BYTES`); a larger
 one is refused before it is read (`too_large`). Planning holds several copies of a file's
-data (parsed values, span tree, rendered text, the re-parse of the checks; for Python,
-libcst's syntax tree), so memory grows with the file at a rate per syntax
-(`MEMORY_PER_MIB`): at these limits a run peaks at about 650 MB at worst (1.1 GB for a
-16 MiB JSON file of tiny cases). `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES`
-(`..._PYTHON_BYTES=2097152`, or `2MiB`) sets the limit of one syntax, JSON's included."""
+data (parsed values, span tree, rendered text, the re-read of the checks), so memory
+grows with the file at a rate per syntax (`MEMORY_PER_MIB`): at these limits a run
+peaks at about 1.1 GB for a 16 MiB JSON or Python file of tiny cases and 1.2 GB for a
+YAML one (about 800 MB for ordinary cases). A Python module over 64 KiB is read on its
+tokens (`python_tokens`), never into libcst's syntax tree, which would take about 800
+MiB per MiB. `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES` (`..._YAML_BYTES=4194304`, or `4MiB`)
+sets the limit of one syntax, JSON's included."""
 
-MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 300, "python": 1250}
+MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 75, "python": 70}
 """Peak memory, in MiB, per MiB of a fixture of each syntax, at worst: `bench/memory.py
---tiny` (cases of a few bytes a value; ordinary cases take 55, 55, 200 and 800)."""
+--tiny` (cases of a few bytes a value; ordinary cases take 55, 55, 55 and 50)."""
 
 SYNTAX_NAMES = {"json": "JSON", "jsonl": "JSON Lines", "yaml": "YAML", "python": "Python"}
 
@@ -104,11 +106,12 @@ def size_variable(syntax: str) -> str:
 
 
 MAX_NODES = 1_000_000
-"""The most values a YAML document may expand to through its aliases (a "billion laughs" guard)."""
+"""The most values a YAML document's aliases may add to those it writes out (a "billion
+laughs" guard; the values written are bounded by the file's size limit)."""
 
 MAX_EXPANDED_CHARS = 16 * 1024 * 1024
-"""The most characters of scalar text (keys and values) a YAML document may expand to
-through its aliases: one long anchored string aliased a few thousand times stays far under
+"""The most characters of scalar text (keys and values) a YAML document's aliases may add
+to the text it writes out: one long anchored string aliased a few thousand times stays far under
 `MAX_NODES` and would still take gigabytes once copied out (16 Mi, the largest file read)."""
 
 MAX_INT_DIGITS = 4300

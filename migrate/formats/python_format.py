@@ -1,8 +1,9 @@
 """Python modules (`.py`) holding fixture literals: found and rewritten with libcst, never imported.
 
-(Some 610 lines, over the ~500 the project aims for: finding the fixture literals in a
+(Some 920 lines, over the ~500 the project aims for: finding the fixture literals in a
 libcst tree, reading them as data with the places of their nodes and refusing what is not
-a plain literal are one walk over one tree.)
+a plain literal are one walk over one tree; the module's text, its encoding and its
+check after writing are the same for both readers.)
 
 A fixture literal is the value of a module-level assignment (`NAME = ...` or
 `NAME: T = ...`) that is either
@@ -15,7 +16,10 @@ A fixture literal is the value of a module-level assignment (`NAME = ...` or
 
 Each is one `Unit`, labelled with its name. The module is parsed by libcst
 (its newest grammar: `match`, PEP 695 `type`, nested f-strings) and never
-imported or run: inside a fixture literal, anything that is not a literal (a
+imported or run; a module over `LEAN_ABOVE` characters is read on its tokens
+instead (`python_tokens`: the same trees, data and refusals, without libcst's
+tree of the whole module, which takes about 360 MiB per MiB of text), its syntax
+checked by a parse of the code around its fixture literals: inside a fixture literal, anything that is not a literal (a
 call, a name, a comprehension, an f-string, a `**` spread, a computed key, a
 set, bytes) stops the file with an error naming its line, column and kind.
 Modules with no fixture literal are not fixtures, without a warning; a module
@@ -23,7 +27,8 @@ whose text names neither a fixture key nor a fixture name is not even parsed.
 
 Writing replaces the text of each changed literal with `python_text.PythonWriter`'s
 edit of it, so the rest of the module stays byte-identical; the new module is
-parsed again and must keep every comment. A bare case list stays a list, as
+read again (by the same reader; the token reader reads only its data) and must
+keep every comment. A bare case list stays a list, as
 code may use it as one (`@pytest.mark.parametrize("case", CASES)`): only its
 cases are migrated, in place, and the envelope an adapter builds around them
 (`schema_version`, `skill`) is not written; read back for the checks, it stands
@@ -61,13 +66,24 @@ from fixture_migrate.formats import (
     decode_text,
     integer_too_long,
 )
+from fixture_migrate.formats import python_tokens
 from fixture_migrate.formats.bracket_text import Layout
 from fixture_migrate.formats.python_text import DICT, LIST, SCALAR, PNode, PyStyle, PythonWriter, detect_style
-from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, materialize, node_origin
+from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val, is_unchanged, node_origin, value_at
 from fixture_migrate.formats.target import Path as NodePath
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 _FIXTURE_KEYS = ("schema_version", "cases", "examples")
+
+LEAN_ABOVE = 64 << 10
+"""A module longer than this (in characters) is read on its tokens (`python_tokens`), not
+with libcst's tree. Below it a run with libcst's tree peaks at about 50 MiB more than
+its start-up (as much as the start-up itself), and libcst stays the reader of every
+ordinary module; above it that grows at about 800 MiB per MiB of text."""
+
+CST_MAX = 512 << 10
+"""The largest module (in characters) read with libcst when the token reader cannot
+follow it (about 400 MiB at worst); a larger one is refused (`too_large`)."""
 
 _KINDS = {
     "Call": "a call",
@@ -413,8 +429,9 @@ def _too_deep(text: str) -> FixtureError:
     )
 
 
-def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
-    """A parse error with the place CPython's own parser gives, which is more precise."""
+def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError) -> FixtureError:
+    """A parse error with the place CPython's own parser gives, which is more precise
+    (libcst's validation errors, such as `"a" b"x"`, carry no place of their own)."""
     try:
         ast.parse(text)
     except SyntaxError as error:
@@ -423,6 +440,8 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
         )
     except (ValueError, RecursionError, MemoryError):
         pass
+    if isinstance(exc, cst.CSTValidationError):
+        return FixtureError(f"libcst cannot parse this module ({exc})", code="invalid_python")
     first = str(exc.message).splitlines()[0] if exc.message else "syntax error"
     return FixtureError(
         f"libcst cannot parse this module ({first})",
@@ -430,6 +449,45 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError) -> FixtureError:
         line=exc.editor_line,
         column=exc.editor_column,
     )
+
+
+def _unreadable(text: str) -> FixtureError:
+    """The error for a module over `CST_MAX` that the token reader cannot follow: CPython's
+    syntax error when it has one (most often), else a refusal that names the limit."""
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return FixtureError(
+            f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset
+        )
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return FixtureError(
+        f"refused: this module ({len(text) // 1024:,} KiB) holds code the token reader does not follow, and "
+        f"libcst, whose syntax tree takes about 800 MiB of memory per MiB, reads modules up to "
+        f"{CST_MAX // 1024} KiB; split the module, or move the fixture to a JSON file",
+        code="too_large",
+    )
+
+
+def _check_syntax(text: str) -> None:
+    """Raise `FixtureError` (`invalid_python`) when neither CPython's parser nor libcst's
+    reads `text` (a placeholder text: the code around the fixture literals), placed as
+    CPython places it. Raises `python_tokens.Unreadable` when CPython's parser cannot
+    judge it (a null byte) and libcst refuses it: the whole module is for libcst."""
+    try:
+        ast.parse(text)
+        return
+    except SyntaxError as error:
+        found = FixtureError(f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset)
+    except (ValueError, RecursionError, MemoryError):
+        raise python_tokens.Unreadable("CPython's parser cannot judge it") from None
+    try:
+        cst.parse_module(text)  # the running Python may be older than the grammar (PEP 695)
+    except (cst.ParserSyntaxError, cst.CSTValidationError):
+        raise found from None
+    except RecursionError:
+        raise python_tokens.Unreadable("too deep for libcst") from None
 
 
 def _comments(module: cst.Module) -> Counter[str]:
@@ -606,7 +664,6 @@ class PythonDocument(Document):
         self.fixtures: list[Fixture] = []
         self.refused: list[tuple[str, FixtureError, dict[str, Any]]] = []
         self.strings: list[tuple[int, int]] = []
-        self.layouts: dict[int, Layout] = {}
         self._rendered: tuple[bytes, list[Any]] | None = None
         self.comments: Counter[str] = Counter()  # of the module: a migration must keep every one
         if not _mentions(text, self.py_names):
@@ -627,13 +684,48 @@ class PythonDocument(Document):
             for fixture in self.fixtures
         ]
 
-    def _read(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+    def _read(
+        self, text: str, duplicates: str = "refuse", spans: bool = True
+    ) -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
         """Parse `text` and read its fixture literals: `(comments, fixtures, multi-line string
-        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`."""
+        spans)`, the comments counted as `_comments` counts them; raises `FixtureError`.
+
+        A text over `LEAN_ABOVE` characters is read by `python_tokens` (no syntax tree of
+        the fixtures), unless that reader cannot follow it; a smaller one by libcst.
+        Without `spans`, the lean reader reads only the data (each fixture's tree is its
+        root alone): enough for the check of a rendered module."""
+        if len(text) > LEAN_ABOVE:
+            try:
+                return self._read_lean(text, duplicates, spans)
+            except python_tokens.Unreadable:
+                if len(text) > CST_MAX:
+                    raise _unreadable(text) from None
+        return self._read_cst(text, duplicates)
+
+    def _read_lean(
+        self, text: str, duplicates: str = "refuse", spans: bool = True
+    ) -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """`_read` on the token stream (`python_tokens.read_fixtures`); the module's syntax
+        is checked on its placeholder text before any refusal inside a literal is raised.
+        Raises `python_tokens.Unreadable` when that reader cannot follow the text."""
+        try:
+            comments, found, strings, refused, placeholder = python_tokens.read_fixtures(
+                text, self.py_names, duplicates, spans
+            )
+        except python_tokens.Refusal as refusal:
+            _check_syntax(refusal.placeholder)
+            raise refusal.error from None
+        _check_syntax(placeholder)
+        del placeholder
+        self.refused.extend(refused)
+        return comments, [Fixture(label, root, shape) for label, root, shape in found], strings
+
+    def _read_cst(self, text: str, duplicates: str = "refuse") -> tuple[Counter[str], list[Fixture], list[tuple[int, int]]]:
+        """`_read` on libcst's syntax tree of the module."""
         _refuse_deep_brackets(text)
         try:
             module = cst.parse_module(text)
-        except cst.ParserSyntaxError as exc:
+        except (cst.ParserSyntaxError, cst.CSTValidationError) as exc:
             raise _syntax_error(text, exc) from None
         except RecursionError:
             raise FixtureError("nesting too deep to parse", code="too_deep") from None
@@ -692,45 +784,55 @@ class PythonDocument(Document):
 
     @cached_property
     def style(self) -> PyStyle:
-        for fixture in self.fixtures:
-            writer = PythonWriter(self.text, fixture.root, PyStyle(), self.layouts, self.strings)
-            stack = [fixture.root]
-            while stack:
-                node = stack.pop()
-                if node.kind != SCALAR:
-                    writer.layout(node)
-                    stack.extend(node.children)
-        found = detect_style(self.text, [fixture.root for fixture in self.fixtures], self.layouts)
+        # Each container's layout is read for the count and dropped: a writer reads again
+        # the few it needs, and a large module's layouts are never all held at once.
+        found = detect_style(self.text, [fixture.root for fixture in self.fixtures])
         return dataclasses.replace(found, encoding=self.source.encoding)
 
     def render(self, targets: list[Node]) -> bytes:
+        edits, planned = self._edits(targets)
+        if not edits:
+            return self.raw
+        pieces = []
+        last = 0
+        for start, end, new in sorted(edits):
+            pieces += [self.text[last:start], new]
+            last = end
+        pieces.append(self.text[last:])
+        text = "".join(pieces)
+        del pieces
+        data = self._check(text)
+        del text
+        # As `materialize(target, source) == data` for each unit, without a copy of the data.
+        if len(data) != len(planned) or not all(
+            _matches(target, source, found) for (target, source), found in zip(planned, data)
+        ):
+            raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
+        raw = self.source.render(edits)
+        self._rendered = (raw, [_view(fixture.shape, found) for fixture, found in zip(self.fixtures, data)])
+        return raw
+
+    def _edits(self, targets: list[Node]) -> tuple[list[tuple[int, int, str]], list[tuple[Node, Any]]]:
+        """`(edits, planned)`: the `(start, end, new text)` of each changed literal, and each
+        unit's `(target, source data)`. The writers' layouts go with them, before the check."""
         edits = []
-        expected = []
+        planned = []
+        layouts: dict[int, Layout] = {}
         for fixture, target in zip(self.fixtures, targets, strict=True):
             if fixture.shape == "case_list":
                 target = _case_list_target(target)
-            expected.append(_view(fixture.shape, materialize(target, fixture.root.data)))
+            planned.append((target, fixture.root.data))
             if is_unchanged(target):
                 continue
-            writer = PythonWriter(self.text, fixture.root, self.style, self.layouts, self.strings)
+            writer = PythonWriter(self.text, fixture.root, self.style, layouts, self.strings)
             edits.append((fixture.root.start, fixture.root.end, writer.render(target)))
-        if not edits:
-            return self.raw
-        text = self.text
-        for start, end, new in sorted(edits, reverse=True):
-            text = text[:start] + new + text[end:]
-        data = self._check(text)
-        if data != expected:
-            raise FixtureError("internal error: the migrated literal reads differently from the plan", code="internal")
-        raw = self.source.render(edits)
-        self._rendered = (raw, data)
-        return raw
+        return edits, planned
 
     def _check(self, text: str) -> list[Any]:
-        """The unit data of a rendered module, after refusing one that does not parse or
-        has lost a comment."""
+        """The data of each fixture literal of a rendered module (a bare case list's as the
+        list), after refusing one that does not parse or has lost a comment."""
         try:
-            comments, fixtures, _ = self._read(text)
+            comments, fixtures, _ = self._read(text, spans=False)
         except FixtureError as error:
             raise FixtureError(
                 f"internal error: the migrated module would not read back ({error.message})", code="internal"
@@ -740,7 +842,7 @@ class PythonDocument(Document):
             raise FixtureError(f"refused: the migration would drop the comment {next(iter(lost))!r}", code="py_comment")
         if len(fixtures) != len(self.fixtures):
             raise FixtureError("internal error: the migrated module holds other fixture literals", code="internal")
-        return [_view(fixture.shape, fixture.root.data) for fixture in fixtures]
+        return [fixture.root.data for fixture in fixtures]
 
     def reparse(self, raw: bytes) -> list[Any]:
         """The unit data of migrated bytes; a bare case list reads back as the payload it
@@ -764,6 +866,28 @@ def _view(shape: str, data: Any) -> Any:
     if shape == "case_list":
         return {"schema_version": c.CANONICAL_SCHEMA_VERSION, "cases": data}
     return data
+
+
+def _matches(node: Node, source: Any, data: Any) -> bool:
+    """Whether `data` equals `materialize(node, source)`, the data a target tree stands
+    for; compared as it is walked, so no copy of the data is made (dicts compare without
+    order, as dicts do)."""
+    if isinstance(node, Src):
+        return bool(value_at(source, node.path) == data)
+    if isinstance(node, Val):
+        return bool(node.value == data)
+    if isinstance(node, Obj):
+        members = dict(node.members)
+        return (
+            isinstance(data, dict)
+            and len(members) == len(data)
+            and all(key in data and _matches(child, source, data[key]) for key, child in members.items())
+        )
+    return (
+        isinstance(data, list)
+        and len(node.items) == len(data)
+        and all(_matches(child, source, item) for child, item in zip(node.items, data))
+    )
 
 
 def _case_list_target(target: Node) -> Node:

@@ -1,8 +1,8 @@
 """YAML fixture files (`.yaml`, `.yml`): read with ruamel.yaml's parser, written back as edits of the text.
 
-(Some 530 lines, over the ~500 the project aims for: composing the span tree from the
-parser's events, reading each scalar as every YAML reader reads it and placing each error
-in the text are one pass over one event stream.)
+(Some 645 lines, over the ~500 the project aims for: composing the span tree, or the
+data alone, from the parser's events, reading each scalar as every YAML reader reads it
+and placing each error in the text are one pass over one event stream.)
 
 Reading uses ruamel.yaml's pure-Python parser for its events, which carry the
 exact place of every node; the nodes are composed here, not by ruamel's
@@ -17,8 +17,9 @@ constructors, so that:
   reader would take them (their text is never re-written anyway);
 - keys are strings, a key repeated in one mapping is refused (`duplicate_key`),
   `<<` merge keys are applied as YAML readers apply them, and aliases share
-  their anchor's value (a recursive alias, or aliases that would expand beyond
-  `MAX_NODES` values, are refused).
+  their anchor's value (a recursive alias, or aliases that would add more than
+  `MAX_NODES` values or `MAX_EXPANDED_CHARS` characters to what the document
+  writes out, are refused).
 
 Each document of a stream whose root is a mapping is a `Unit` (labelled
 "document N" in a stream of several); a document that is a list of mappings is a
@@ -28,7 +29,10 @@ canonical mapping document, as a JSON Lines file becomes a JSON file. Other
 documents are left alone. Writing
 is `yaml_writer.YamlWriter`'s span edits, document by document; the result is
 checked before it is returned: it must parse, define every alias after its
-anchor, and keep every comment of the original. CRLF line ends, a byte order
+anchor, and keep every comment of the original. Memory: the span trees are let go
+once the edits are made (`docs` composes them again if anything asks), and the
+result is read back without one (`compose(tree=False)`), so planning a large file
+holds one tree at a time, and none during the checks that follow. CRLF line ends, a byte order
 mark, `---`/`...` markers, directives and the final newline are kept as they
 were. ruamel.yaml is imported here only, when a YAML file is read.
 """
@@ -54,6 +58,7 @@ from fixture_migrate.formats.yaml_text import (
     MERGE_KEY,
     SCALAR,
     SEQ,
+    YBranch,
     YNode,
     column,
     line_start,
@@ -82,13 +87,22 @@ class YamlDoc:
 
 
 class _Composer:
-    """Builds `YNode` trees and their data from parser events."""
+    """Builds `YNode` trees and their data from parser events. With `tree=False` it keeps
+    the data only: a collection's value goes straight into its `data` and no member node is
+    kept (a mapping's `merges` then hold the positions in `data` where each `<<` member
+    stood, and its `children` those members' values)."""
 
-    def __init__(self, text: str, duplicates: str) -> None:
+    def __init__(self, text: str, duplicates: str, tree: bool = True) -> None:
         self.text = text
         self.duplicates = duplicates
+        self.tree = tree
         self.docs: list[YamlDoc] = []
-        self.scalar_spans: list[tuple[int, int]] = []
+        self.scalar_spans: list[tuple[int, int]] = []  # only those holding a `#`
+        self.names: dict[str, str] = {}  # one string per distinct mapping key
+        # The values and scalar characters the current document writes out (not through an
+        # alias): the alias guards bound what aliases add to these.
+        self.written = 0
+        self.written_chars = 0
 
     def error(self, message: str, offset: int, code: str) -> FixtureError:
         line, col = line_col(self.text, offset)
@@ -105,6 +119,7 @@ class _Composer:
             if kind is ev.DocumentStartEvent:
                 anchors = {}
                 root = None
+                self.written = self.written_chars = 0
                 continue
             if kind is ev.DocumentEndEvent:
                 self.docs.append(YamlDoc(len(self.docs) + 1, root))
@@ -122,7 +137,7 @@ class _Composer:
             if kind is ev.ScalarEvent:
                 node = self.scalar(event, stack, keys)
             elif kind is ev.AliasEvent:
-                node = YNode(ALIAS, event.start_mark.index)
+                node = YBranch(ALIAS, event.start_mark.index)
                 node.end = node.cstart = event.end_mark.index
                 node.anchor = event.anchor
                 target = anchors.get(event.anchor)
@@ -135,7 +150,8 @@ class _Composer:
                 node.size = target.size
                 node.weight = target.weight
             elif kind in (ev.MappingStartEvent, ev.SequenceStartEvent):
-                node = YNode(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index)
+                node = YBranch(MAP if kind is ev.MappingStartEvent else SEQ, event.start_mark.index, members=self.tree)
+                self.written += 1
                 node.anchor, node.tag, node.flow = event.anchor, event.tag, bool(event.flow_style)
                 if node.flow:
                     node.cstart = event.end_mark.index - 1
@@ -143,6 +159,8 @@ class _Composer:
                     node.cstart = event.end_mark.index
                 else:
                     node.cstart = self.first_dash(node.start)
+                    if self.tree:
+                        node.dashes = []
                 node.col = column(self.text, node.cstart)
                 node.data = {} if node.kind == MAP else []
                 self.place(node, stack, keys)
@@ -171,9 +189,11 @@ class _Composer:
     def scalar(self, event: Any, stack: list[YNode], keys: list[YNode | None]) -> YNode:
         node = YNode(SCALAR, event.start_mark.index)
         node.anchor, node.tag, node.style, node.value = event.anchor, event.tag, event.style, event.value
+        self.written += 1
+        self.written_chars += len(event.value or "")
         end = event.end_mark.index
-        self.scalar_spans.append((node.start, end))
-        node.raw_end = end
+        if self.text.find("#", node.start, end) != -1:  # only there can a `#` not start a comment
+            self.scalar_spans.append((node.start, end))
         if node.style in ("|", ">"):
             end = self.block_scalar_end(node.start, end)
         node.end = end
@@ -231,14 +251,15 @@ class _Composer:
             return node
         parent = stack[-1]
         parent.size += node.size
-        if node.kind == SCALAR:
-            node.weight = len(node.value or "")
         parent.weight += node.weight
-        if parent.size > MAX_NODES:
+        # What aliases add is bounded, not what the document writes out (the file's size
+        # limit bounds that): a subtree holds at most the values written so far plus
+        # what aliases added.
+        if parent.size > MAX_NODES + self.written:
             raise self.error(
                 f"the document expands to more than {MAX_NODES:,} values through its aliases", node.start, "too_large"
             )
-        if parent.weight > MAX_EXPANDED_CHARS:
+        if parent.weight > MAX_EXPANDED_CHARS + self.written_chars:
             raise self.error(
                 f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases "
                 f"({len(self.text):,} in the file); a fixed limit: alias long text less often",
@@ -246,6 +267,9 @@ class _Composer:
                 "too_large",
             )
         if parent.kind == SEQ:
+            if not self.tree:
+                parent.data.append(node.data)
+                return None
             if not parent.flow:
                 dash = self.dash_before(node.start)
                 if node.kind == SCALAR and node.value == "" and node.style is None and node.start == node.end:
@@ -265,18 +289,32 @@ class _Composer:
             return None
         keys[-1] = None
         name = key.value or ""
+        name = key.value = self.names.setdefault(name, name)
+        if type(key.data) is str:  # the same text as its value
+            key.data = name
         node.owner = parent.owner if parent.flow else parent.col
         is_merge = name == MERGE_KEY and key.style is None and (key.tag is None or key.tag == _MERGE_TAG)
-        if not is_merge and name in parent.index:
+        if not is_merge and name in (parent.index if self.tree else parent.data):
             if self.duplicates == "refuse":
                 raise self.error(f"duplicate key {name!r} in one mapping", key.start, "duplicate_key")
         if is_merge and parent.merges and self.duplicates == "refuse":
             raise self.error("duplicate key '<<' in one mapping", key.start, "duplicate_key")
+        if not self.tree:
+            if not is_merge:
+                parent.data[name] = node.data  # a repeated key: first place, last value, as `finish` does
+                return None
+            if not parent.merges:
+                parent.merges, parent.children = [], []
+            parent.merges.append(len(parent.data))
+            parent.children.append(node)
+            return None
         position = len(parent.keys)
         parent.keys.append(name)
         parent.knodes.append(key)
         parent.children.append(node)
         if is_merge:
+            if not parent.merges:
+                parent.merges = []
             parent.merges.append(position)
         else:
             parent.index[name] = position
@@ -321,6 +359,10 @@ class _Composer:
     def finish(self, node: YNode, event: Any) -> None:
         """Close a collection: its end, its elements' tails, and the merged view of a mapping."""
         text = self.text
+        if not self.tree:
+            if node.merges:
+                self.merge_data(node)
+            return
         if node.flow:
             node.end = event.end_mark.index
         elif node.children:
@@ -340,8 +382,34 @@ class _Composer:
                 for key, value in provider.data.items():
                     if key in explicit or key in node.merged:
                         continue
+                    if not node.merged:
+                        node.merged = {}
                     node.merged[key] = provider
                     pairs.append((key, value))
+        node.data.update(pairs)
+
+    def merge_data(self, node: YNode) -> None:
+        """`finish` for a mapping composed without its members: its explicit pairs, with the
+        pairs its `<<` members merge in placed where those members stood."""
+        explicit = dict(node.data)
+        items = list(explicit.items())
+        merged: set[str] = set()
+        pairs: list[tuple[str, Any]] = []
+        done = 0
+        for position, child in zip(node.merges, node.children, strict=True):
+            pairs.extend(items[done:position])
+            done = position
+            data = child.data
+            sources = [data] if type(data) is dict else data if type(data) is list else None
+            if sources is None or any(type(source) is not dict for source in sources):
+                raise self.error("a '<<' merge key needs a mapping or a list of mappings", child.start, "yaml_merge")
+            for source in sources:
+                for key, value in source.items():
+                    if key not in explicit and key not in merged:
+                        merged.add(key)
+                        pairs.append((key, value))
+        pairs.extend(items[done:])
+        node.data.clear()
         node.data.update(pairs)
 
     def merge_sources(self, child: YNode) -> list[YNode]:
@@ -362,14 +430,19 @@ class _Composer:
         raise self.error("a '<<' merge key needs a mapping or a list of mappings", child.start, "yaml_merge")
 
 
-def compose(text: str, *, duplicates: str = "refuse") -> tuple[list[YamlDoc], list[tuple[int, int]]]:
-    """The documents of a YAML stream and the spans of its scalars.
+def compose(
+    text: str, *, duplicates: str = "refuse", tree: bool = True
+) -> tuple[list[YamlDoc], list[tuple[int, int]]]:
+    """The documents of a YAML stream and the `(start, end)` spans of its scalars whose text
+    holds a `#` (the only places where a `#` after a space does not start a comment).
+    With `tree=False` each root keeps its `kind` and `data` but no member nodes: what a
+    check of the values needs, at a fraction of the memory, with the same errors.
 
     Raises `FixtureError`: `invalid_yaml` with the parser's line and column,
     `duplicate_key`, `yaml_alias`, `yaml_merge`, `yaml_unsupported` (a complex key),
     `too_large`.
     """
-    composer = _Composer(text, duplicates)
+    composer = _Composer(text, duplicates, tree)
     try:
         docs = composer.run()
     except MarkedYAMLError as exc:
@@ -410,15 +483,20 @@ def _anchor_place(text: str, docs: list[YamlDoc], message: str) -> tuple[int | N
 
 
 def comments(text: str, spans: list[tuple[int, int]]) -> Counter[str]:
-    """The comments of a YAML text (outside the scalar `spans`), counted by their text."""
+    """The comments of a YAML text (outside the scalar `spans`, sorted by start, as `compose`
+    gives them), counted by their text."""
     found: Counter[str] = Counter()
     starts = [start for start, _ in spans]
-    for match in _COMMENT.finditer(text):
+    pos = 0
+    while (match := _COMMENT.search(text, pos)) is not None:
         at = match.start()
         i = bisect.bisect_right(starts, at) - 1
         if i >= 0 and spans[i][0] <= at < spans[i][1]:
+            # A ` #` inside a scalar: a real comment may still follow the scalar on this line.
+            pos = spans[i][1]
             continue
         found[match.group().rstrip("\r").rstrip()] += 1
+        pos = match.end()
     return found
 
 
@@ -441,8 +519,8 @@ class YamlDocument(Document):
                 line=text.count("\n", 0, text.find("\r")) + 1,
             )
         self.text = text
-        self.docs, self.spans = compose(text, duplicates=duplicates)
-        self.fixture_docs = [doc for doc in self.docs if _holds_fixture(doc.root)]
+        self.duplicates = duplicates
+        self._tree: tuple[list[YamlDoc], list[tuple[int, int]]] | None = compose(text, duplicates=duplicates)
         several = len(self.docs) > 1
         self.units = [
             Unit(
@@ -454,28 +532,49 @@ class YamlDocument(Document):
         ]
         self._rendered: tuple[bytes, list[Any]] | None = None
 
+    @property
+    def docs(self) -> list[YamlDoc]:
+        """The documents of the stream, with their span trees (`compose`); composed again
+        from the text when `render` has let them go."""
+        if self._tree is None:
+            self._tree = compose(self.text, duplicates=self.duplicates)
+        return self._tree[0]
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """The spans of the scalars that hold a `#` (`compose`)."""
+        self.docs  # noqa: B018 - composed again if need be
+        assert self._tree is not None
+        return self._tree[1]
+
+    @property
+    def fixture_docs(self) -> list[YamlDoc]:
+        """The documents that are units, in order (a mapping, or a list of mappings)."""
+        return [doc for doc in self.docs if _holds_fixture(doc.root)]
+
     @cached_property
     def style(self) -> YamlStyle:
         return detect_style(self.text, [doc.root for doc in self.docs if doc.root is not None])
 
     def render(self, targets: list[Node]) -> bytes:
-        edits = []
-        for doc, target in zip(self.fixture_docs, targets, strict=True):
-            if is_unchanged(target):
-                continue
-            root = doc.root
-            assert root is not None
-            writer = YamlWriter(self.text, root, self.style)
-            start = root.cstart
-            if root.kind == SEQ and not self.text[line_start(self.text, start) : start].strip():
-                start = line_start(self.text, start)  # a list becoming a mapping starts its line anew
-            edits.append((start, root.end, writer.render_root(target)))
+        """The file's bytes with each unit rewritten to its `target` (`Document.render`).
+
+        Once the edits are made the span trees are let go before the result is read back
+        (they are most of this document's memory, and the checks need only the data):
+        whatever asks for them later (`docs`, `locate`, another `render`) composes them
+        again from the text. Raises `FixtureError`: `yaml_alias`, `yaml_comment`,
+        `yaml_merge` and the writer's refusals, `internal` when the result does not read.
+        """
+        edits = self._edits(targets)
         if not edits:
             return self.raw
         text = self.text
         for start, end, new in sorted(edits, reverse=True):
             text = text[:start] + new + text[end:]
-        data = self._check(text)
+        old_comments = comments(self.text, self.spans)
+        del edits, new
+        self._tree = None
+        data = self._check(text, old_comments)
         for unit, target, new in zip(self.units, targets, data, strict=True):
             if not is_unchanged(target) and new != materialize(target, unit.data):
                 raise FixtureError(
@@ -489,11 +588,26 @@ class YamlDocument(Document):
         self._rendered = (raw, data)
         return raw
 
-    def _check(self, text: str) -> list[Any]:
+    def _edits(self, targets: list[Node]) -> list[tuple[int, int, str]]:
+        """`(start, end, new text)` of each unit whose target changes it."""
+        edits = []
+        for doc, target in zip(self.fixture_docs, targets, strict=True):
+            if is_unchanged(target):
+                continue
+            root = doc.root
+            assert root is not None
+            writer = YamlWriter(self.text, root, self.style)
+            start = root.cstart
+            if root.kind == SEQ and not self.text[line_start(self.text, start) : start].strip():
+                start = line_start(self.text, start)  # a list becoming a mapping starts its line anew
+            edits.append((start, root.end, writer.render_root(target)))
+        return edits
+
+    def _check(self, text: str, old_comments: Counter[str]) -> list[Any]:
         """The unit data of a rendered text, after refusing one that does not parse as YAML
-        (an alias moved before its anchor) or has lost a comment."""
+        (an alias moved before its anchor) or has lost one of the `old_comments`."""
         try:
-            docs, spans = compose(text)
+            docs, spans = compose(text, tree=False)
         except FixtureError as error:
             if error.code == "yaml_alias":
                 line, column = _anchor_place(self.text, self.docs, error.message)
@@ -507,7 +621,7 @@ class YamlDocument(Document):
             raise FixtureError(
                 f"internal error: the migrated YAML would not read back ({error.message})", code="internal"
             ) from None
-        lost = comments(self.text, self.spans) - comments(text, spans)
+        lost = old_comments - comments(text, spans)
         if lost:
             comment = next(iter(lost))
             raise FixtureError(f"refused: the migration would drop the comment {comment!r}", code="yaml_comment")
@@ -535,7 +649,7 @@ def _holds_fixture(root: YNode | None) -> bool:
         return False
     if root.kind == MAP:
         return True
-    return root.kind == SEQ and bool(root.children) and all(isinstance(item, dict) for item in root.data)
+    return root.kind == SEQ and bool(root.data) and all(isinstance(item, dict) for item in root.data)
 
 
 def read(path: Path, raw: bytes, *, duplicates: str = "refuse") -> YamlDocument:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from fixture_migrate.formats import MAX_INT_DIGITS, integer_too_long
@@ -119,6 +121,9 @@ def single_quoted(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+_NO_MEMBERS: Mapping[str, Any] = MappingProxyType({})
+
+
 class YNode:
     """A node's place in the text.
 
@@ -132,62 +137,45 @@ class YNode:
     provide to the mapping that holds it. Sequences keep `children` and, in block
     style, the `dashes`. Block collections keep `elem_ends`: where each element's
     tail ends. `data` is the node's value as fixture-migrate reads it.
+
+    A `YNode` itself is a scalar (`kind` SCALAR): its members are empty and shared
+    (tuples, a read-only mapping), so a document of many small values costs one small
+    object per value. Collections and aliases are `YBranch`es, which hold their own.
     """
 
-    __slots__ = (
-        "kind",
-        "start",
-        "cstart",
-        "end",
-        "raw_end",
-        "flow",
-        "style",
-        "anchor",
-        "tag",
-        "col",
-        "owner",
-        "value",
-        "keys",
-        "knodes",
-        "children",
-        "index",
-        "merges",
-        "merged",
-        "dashes",
-        "elem_ends",
-        "target",
-        "data",
-        "size",
-        "weight",
-        "layout",
-    )
+    __slots__ = ("kind", "start", "cstart", "end", "style", "anchor", "tag", "col", "owner", "value", "data")
+
+    # What a scalar has none of (a `YBranch` keeps its own in slots of these names).
+    flow = False
+    keys: Sequence[str] = ()
+    knodes: Sequence[YNode] = ()
+    children: Sequence[YNode] = ()
+    index: Mapping[str, int] = _NO_MEMBERS
+    merges: Sequence[int] = ()
+    merged: Mapping[str, YNode] = _NO_MEMBERS
+    dashes: Sequence[int] = ()
+    elem_ends: Sequence[int] = ()
+    target: YNode | None = None
+    layout: Layout | None = None
+    size = 1
 
     def __init__(self, kind: int, start: int) -> None:
         self.kind = kind
         self.start = start
         self.cstart = start
         self.end = start
-        self.raw_end = start
-        self.flow = False
         self.style: str | None = None
         self.anchor: str | None = None
         self.tag: str | None = None
         self.col = 0
         self.owner = 0
         self.value: str | None = None
-        self.keys: list[str] = []
-        self.knodes: list[YNode] = []
-        self.children: list[YNode] = []
-        self.index: dict[str, int] = {}
-        self.merges: list[int] = []
-        self.merged: dict[str, YNode] = {}
-        self.dashes: list[int] = []
-        self.elem_ends: list[int] = []
-        self.target: YNode | None = None
         self.data: Any = None
-        self.size = 1
-        self.weight = 0  # characters of scalar text it expands to, aliases copied out
-        self.layout: Layout | None = None
+
+    @property
+    def weight(self) -> int:
+        """The characters of scalar text the node expands to (aliases copied out)."""
+        return len(self.value or "")
 
     @property
     def block(self) -> bool:
@@ -201,6 +189,47 @@ class YNode:
         if not self.flow:
             return self.dashes[i]
         return self.children[i].start
+
+
+class YBranch(YNode):
+    """A mapping, a sequence or an alias (`kind` MAP, SEQ or ALIAS): a `YNode` with its own
+    members, `size` (values it expands to) and `weight`. A mapping's `merges` and `merged`
+    stay empty and shared until it has a `<<` member; only a block sequence gets `dashes`.
+    With `members=False` (a composer that keeps only the data) all members start empty
+    and shared."""
+
+    __slots__ = (
+        "flow",
+        "keys",
+        "knodes",
+        "children",
+        "index",
+        "merges",
+        "merged",
+        "dashes",
+        "elem_ends",
+        "target",
+        "layout",
+        "size",
+        "weight",
+    )
+
+    def __init__(self, kind: int, start: int, *, members: bool = True) -> None:
+        super().__init__(kind, start)
+        self.flow = False
+        mapping = members and kind == MAP
+        self.keys: list[str] = [] if mapping else ()  # type: ignore[assignment]
+        self.knodes: list[YNode] = [] if mapping else ()  # type: ignore[assignment]
+        self.children: list[YNode] = [] if members and kind != ALIAS else ()  # type: ignore[assignment]
+        self.index: dict[str, int] = {} if mapping else _NO_MEMBERS  # type: ignore[assignment]
+        self.merges: list[int] = ()  # type: ignore[assignment]
+        self.merged: dict[str, YNode] = _NO_MEMBERS  # type: ignore[assignment]
+        self.dashes: list[int] = ()  # type: ignore[assignment]
+        self.elem_ends: list[int] = ()  # type: ignore[assignment]
+        self.target: YNode | None = None
+        self.layout: Layout | None = None
+        self.size = 1
+        self.weight = 0  # type: ignore[misc]
 
 
 def line_start(text: str, offset: int) -> int:
@@ -231,7 +260,7 @@ def tail_end(text: str, pos: int, col: int) -> int:
             end = following
         else:
             break
-    return end
+    return pos if end == pos else end  # the same int object: one less per element
 
 
 def lead_of(text: str, node: YNode, i: int) -> str:

@@ -24,8 +24,9 @@ An adapter that also writes its format (`fixture-migrate export --to FORMAT`, se
 implements `record_of(case, context)` (a case it imported, back to its source
 record), `map_case(case, context)` (any other case, what the format cannot hold
 reported through `context.loss`) and, where a file is more than a list of records,
-`export_document(records, context)`; `ExternalAdapter`'s methods call the module's
-functions of those names. The import records a record's member order
+`export_document(records, context)`; the module passes them to its adapter's
+constructor (`ADAPTER = MyAdapter(record_of=record_of, map_case=map_case)`), and
+`ExternalAdapter`'s methods call what they were given. The import records a record's member order
 (`extensions.import.keys`) where `record_of` would give another.
 
 `ExternalAdapter` gives the defaults; third-party adapters subclass it and are
@@ -60,7 +61,6 @@ registered under the entry-point group `fixture_migrate.adapters`.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,26 +245,34 @@ class ExternalAdapter:
     export_syntaxes: tuple[str, ...] = ()
     """The syntaxes `fixture-migrate export --to FORMAT` writes (empty: import only)."""
 
-    def _module_function(self, name: str) -> Callable[..., Any] | None:
-        function = getattr(sys.modules[type(self).__module__], name, None)
-        return function if callable(function) else None
+    def __init__(
+        self,
+        *,
+        record_of: Callable[[dict[str, Any], ExportContext], dict[str, Any]] | None = None,
+        map_case: Callable[[dict[str, Any], ExportContext], dict[str, Any]] | None = None,
+        export_document: Callable[[list[dict[str, Any]], ExportContext], Any] | None = None,
+    ) -> None:
+        """The export steps, passed explicitly (none: import only); never looked up by name."""
+        self._record_of = record_of
+        self._map_case = map_case
+        self._export_document = export_document
 
     def record_of(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
-        """The source record of a case this adapter imported, rebuilt from its `extensions`."""
-        if (function := self._module_function("record_of")) is None:
+        """The source record of a case this adapter imported, rebuilt from its `extensions`
+        (`NotImplementedError` when given no `record_of`)."""
+        if self._record_of is None:
             raise NotImplementedError
-        return function(case, context)
+        return self._record_of(case, context)
 
     def map_case(self, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         """A record of this format for any other case; what it cannot hold goes to `context.loss`."""
-        if (function := self._module_function("map_case")) is None:
+        if self._map_case is None:
             raise NotImplementedError
-        return function(case, context)
+        return self._map_case(case, context)
 
     def export_document(self, records: list[dict[str, Any]], context: ExportContext) -> Any:
         """The document DEST holds: by default the list of records."""
-        function = self._module_function("export_document")
-        return records if function is None else function(records, context)
+        return records if self._export_document is None else self._export_document(records, context)
 
 
 # --- identifying content -------------------------------------------------------------

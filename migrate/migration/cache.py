@@ -199,6 +199,8 @@ class Cache:
     the file back (merged with what another run may have written meanwhile).
     """
 
+    digest = staticmethod(digest)
+
     def __init__(
         self, path: Path, key: str, entries: dict[str, list[Any]] | None = None, root: Path | None = None
     ) -> None:

@@ -21,7 +21,6 @@ from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.new_errors import adds_validation_errors
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError
 from fixture_migrate.formats import (
@@ -356,9 +355,7 @@ class Engine:
             raw = self.read(path)
         except FixtureError:
             return None
-        from fixture_migrate.migration.cache import digest
-
-        return self._cached(path, (relative, digest(raw)))
+        return self._cached(path, (relative, self.cache.digest(raw)))
 
     def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
         assert self.cache is not None
@@ -452,6 +449,7 @@ class Engine:
         # The checks are imported by the runs that plan a change, not by every run.
         from fixture_migrate.contract.compatibility import compatibility_violations
         from fixture_migrate.contract.conservation import missing_leaves
+        from fixture_migrate.contract.new_errors import adds_validation_errors
 
         try:
             new_units = document.reparse(new_bytes)

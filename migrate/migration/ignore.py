@@ -77,6 +77,18 @@ class GitIgnore:
             self._chains[directories] = chain
         return chain
 
+    def has_rules(self, directory: Path) -> bool:
+        """False when no rule can apply to an entry of `directory` (no `.gitignore` from the
+        root down to it has a pattern, or it lies outside the root): a walk then asks
+        `ignored` about none of them. True when some rule may apply."""
+        text = os.fspath(directory)
+        if os.sep != "/" or ".." in text.split("/"):
+            return True
+        inside = absolute(text).rstrip("/") + "/"
+        if not inside.startswith(self._root_text):
+            return False
+        return bool(self._chain(tuple(inside[len(self._root_text) :].split("/")[:-1])))
+
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
         """True when git would ignore `path` (absolute, or relative to the current
         directory), judged on its own: the caller prunes ignored directories."""

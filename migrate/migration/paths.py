@@ -38,8 +38,24 @@ def _root(root: str) -> str:
     return os.path.abspath(root) + os.sep
 
 
+@functools.lru_cache(maxsize=1024)
+def _relative_directory(cwd: str, directory: str, root: str) -> str | None:
+    """`relative_source` of the files of `directory` (relative to `cwd` unless absolute), as
+    a prefix of their names (`skills/a/evals/`); None when it is not inside `root`."""
+    full = _absolute_directory(cwd, directory) + "/"
+    base = _root(root)
+    return full[len(base) :] if full.startswith(base) else None
+
+
 def relative_source(path: Path, root: Path) -> str:
     """The POSIX path of `path` relative to `root`, as the reference's `source_file` (`../` when outside)."""
+    text = os.fspath(path)
+    directory, _, name = text.rpartition("/")
+    if directory and name not in ("", ".", "..") and os.sep == "/":
+        # A run asks for thousands of files in a few directories: each directory once.
+        prefix = _relative_directory("" if text[0] == "/" else os.getcwd(), directory, os.fspath(root))
+        if prefix is not None:
+            return prefix + name
     full = absolute(path)
     base = _root(os.fspath(root))
     if full.startswith(base):

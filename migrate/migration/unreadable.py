@@ -38,7 +38,7 @@ UNREADABLE = frozenset(
 """Error codes of a file that cannot be read or parsed (as opposed to one that can't be migrated)."""
 
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
-_TEMPLATE = re.compile(rb"\{\{.*?\}\}|\{%.*?%\}", re.S)
+_TEMPLATE = rb"\{\{.*?\}\}|\{%.*?%\}"  # compiled on first use (`re` keeps it): most runs meet no error
 
 
 def in_skill_evals(path: Path, repo_root: Path) -> bool:
@@ -96,7 +96,7 @@ def recognize(path: Path, raw: bytes | None = None, *, root: Path | None = None)
     if raw.startswith(LFS_POINTER):
         return "a Git LFS pointer (the file's content is not checked out)"
     if path.suffix in (".json", ".jsonl"):
-        if _TEMPLATE.search(raw):
+        if re.search(_TEMPLATE, raw, re.S):
             return "a template ({{ ... }} / {% ... %} markup), not JSON"
         try:
             text = raw.decode("utf-8-sig")

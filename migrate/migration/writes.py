@@ -40,6 +40,14 @@ A directory on the way swapped for a symlink after the check makes the walk
 fail (`ELOOP`/`ENOTDIR`): the file is refused (`symlink_outside_repo` when the
 link now leads outside the root, else `changed_meanwhile`), nothing is touched.
 
+A walk (`fixture_migrate.migration.walk`) opens its directories the same way, one
+`O_NOFOLLOW` open below the other from the root, and holds each open while it yields
+its files (`hold_directory`): a read of such a file meanwhile opens it relative to that
+descriptor (`O_NOFOLLOW`), one open instead of a walk from the root per file. What it
+reads is still in the directory the walk reached without following any symlink; a
+file there that is a symlink, or any failure, takes the full path above. Writes
+always walk from the root again.
+
 Reads (`read_fixture`): only a regular file is read (a named pipe or a device
 named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
 file is refused before any of it is read, so memory stays bounded.
@@ -130,7 +138,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.paths import absolute as absolute_path
@@ -267,15 +275,28 @@ def limit_for(path: Path | str) -> SizeLimit:
     """The size limit of a fixture file, by its syntax (`fixture_migrate.formats.SIZE_LIMITS`;
     `MAX_FILE_BYTES` for JSON, JSON Lines and a file of no fixture syntax), with the
     message that names it and how to raise it."""
-    from fixture_migrate.formats import SIZE_LIMITS, SYNTAX_BY_SUFFIX, size_variable
-
+    formats = _formats()
     # The suffix as `Path.suffix` gives it, without a Path per file (asked for every read).
     name = os.fspath(path).rstrip(os.sep).rpartition(os.sep)[2]
     dot = name.rfind(".")
-    syntax = SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
+    syntax = formats.SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
     if syntax is None:
         return SizeLimit(MAX_FILE_BYTES)
-    return _limit(syntax, os.environ.get(size_variable(syntax)), MAX_FILE_BYTES, SIZE_LIMITS.get(syntax))
+    setting = os.environ.get(_size_variable(syntax))
+    return _limit(syntax, setting, MAX_FILE_BYTES, formats.SIZE_LIMITS.get(syntax))
+
+
+@functools.lru_cache(maxsize=1)
+def _formats() -> Any:
+    # Imported on first use (not at import: `formats` imports this module's users), once.
+    import fixture_migrate.formats
+
+    return fixture_migrate.formats
+
+
+@functools.lru_cache(maxsize=16)
+def _size_variable(syntax: str) -> str:
+    return _formats().size_variable(syntax)
 
 
 @functools.lru_cache(maxsize=32)
@@ -485,10 +506,72 @@ def _walk_failure(exc: OSError, directory: str, root: Path | str | None) -> Fixt
     return FixtureError(f"cannot open its directory: {_reason(exc)}", code="io")
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC
+
+
 def _open_file(directory: Directory, name: str) -> int:
     """A read-only descriptor of the regular file `name` in `directory`, never through a
     symlink and never waiting on a pipe. Raises `OSError` (`ELOOP` for a symlink)."""
-    return os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW | _CLOEXEC, dir_fd=directory.fd)
+    return os.open(name, _READ_FLAGS, dir_fd=directory.fd)
+
+
+# --- directories a walk holds open -----------------------------------------------------
+
+_HELD: dict[str, tuple[int, Path | str, str]] = {}
+"""Per directory a walk is in, named as the walk names it (`repo/skills/a/evals`): the
+descriptor the walk holds on it, the root it was opened under, and that root's real path."""
+
+
+def hold_directory(path: str, fd: int, root: Path | str) -> None:
+    """Note that `fd` is the directory `path` (as the walk names it: the files it yields are
+    `path/name`), opened under the root rule: by `open_directory` from the real `root`, or
+    below such a directory with `open_below`. Until `release_directory`, a read under the
+    same root of a file named `path/name` opens `name` relative to `fd` (`O_NOFOLLOW`)
+    instead of walking from the root again: one open per file, and still no symlink
+    followed at the instant of any system call. The caller keeps `fd` open meanwhile."""
+    _HELD["" if path == os.curdir else path] = (fd, root, real_root(root))
+
+
+def release_directory(path: str) -> None:
+    """Forget what `hold_directory` noted for `path` (before its descriptor is closed)."""
+    _HELD.pop("" if path == os.curdir else path, None)
+
+
+def _forget_held() -> None:
+    # A forked worker did not open these: it never reads through them.
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_held)
+
+
+def open_below(name: str, directory_fd: int) -> int:
+    """The subdirectory `name` of the open directory `directory_fd`, never through a symlink
+    (see `open_directory`). Raises `OSError` (`ELOOP`/`ENOTDIR` for a symlink)."""
+    return _open_below(name, directory_fd)
+
+
+def _open_held(path: Path, root: Path) -> int | None:
+    """A read-only descriptor of `path` opened relative to the directory a walk holds for it
+    (`hold_directory`), or None when none is held (or the open fails: the full walk from
+    the root then decides, and says why)."""
+    directory, _, name = os.fspath(path).rpartition(os.sep)
+    held = _HELD.get(directory)
+    if held is None or name in ("", os.curdir, os.pardir):
+        return None
+    fd, held_root, real = held
+    if root is not held_root and real_root(root) != real:
+        return None
+    try:
+        # As every walk from the root checks (`open_directory`): a root moved or replaced
+        # since the run began refuses every later read, this one included.
+        info = os.stat(real)
+        if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino):
+            return None
+        return os.open(name, _READ_FLAGS, dir_fd=fd)
+    except OSError:
+        return None
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
@@ -542,9 +625,14 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
     chunks: list[bytes] = []
     remaining = limit.bytes + 1
     while remaining > 0:
-        chunk = os.read(fd, min(remaining, 1 << 20))
+        wanted = min(remaining, 1 << 20)
+        chunk = os.read(fd, wanted)
         if not chunk:
             break
+        if not chunks and len(chunk) == info.st_size < wanted:
+            # Fewer bytes than asked from a regular file, as many as its size: its end was
+            # reached (no second read to find it out).
+            return chunk
         chunks.append(chunk)
         remaining -= len(chunk)
     if remaining <= 0:
@@ -614,6 +702,10 @@ def _open_for_reading(path: Path, root: Path | None) -> int:
             return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
         except OSError as exc:
             raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    if _HELD:
+        fd = _open_held(path, root)
+        if fd is not None:
+            return fd
     target = resolve_target(path, root)
     with open_directory(target.parent, root) as directory:
         try:

@@ -394,3 +394,41 @@ def test_validate_as_migrated_reports_a_repeated_key_once(capsys, tmp_path):
     )
     assert code == 2
     assert err.count("[duplicate_key]") == 1 and "file errors: 1" in err
+
+
+def test_a_check_that_plans_no_change_imports_no_other_command_or_check(tmp_path):
+    """Start-up: a `migrate --check` of a canonical file loads neither the other commands'
+    runs and typer commands (`detect`, `import`, `cache`, `validate`), the public API module, the family machinery of
+    `[tool.fixture-migrate.adapters]`, the checks of a planned change, nor the progress bar."""
+    (tmp_path / "canonical.json").write_text(CANONICAL)
+    probe = (
+        "import sys; from fixture_migrate.cli.app import main; "
+        "code = main(['migrate', '--check', '-q', '--repo-root', sys.argv[1], sys.argv[1] + '/canonical.json']); "
+        "print(code, sorted(m for m in sys.modules if m.startswith('fixture_migrate.')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, env=env)
+    code, loaded = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert code == "0", done.stdout + done.stderr
+    for module in (
+        "fixture_migrate._api",
+        "fixture_migrate.cli.decisions",
+        "fixture_migrate.cli.app_exchange",
+        "fixture_migrate.cli.app_cache",
+        "fixture_migrate.cli.progress",
+        "fixture_migrate.migration.reader",
+        "fixture_migrate.importing.base",
+        "fixture_migrate.adapting.declared",
+        "fixture_migrate.contract.new_errors",
+        "fixture_migrate.migration.cache",
+    ):
+        assert repr(module) not in loaded, module
+
+
+def test_the_app_lists_every_command_in_order_whichever_is_asked_first():
+    from fixture_migrate.cli import app as module
+
+    names = [info.name or info.callback.__name__ for info in module.app.registered_commands]
+    assert names == ["migrate", "normalize", "validate", "detect", "suggest", "import", "export", "adapters", "schema"]
+    assert [group.name for group in module.app.registered_groups] == ["cache"]
+    assert module.app is module._complete()  # completed once

@@ -375,6 +375,20 @@ def test_syntax_error_exits_2_and_writes_nothing(tmp_path, capsys):
     assert target.read_text(encoding="utf-8") == source
 
 
+def test_a_string_concatenated_with_bytes_is_a_placed_syntax_error(tmp_path, capsys):
+    # libcst raises a validation error (not a syntax error) for `"a" b"x"`; CPython places it.
+    source = 'CASES = [\n    {"name": "a" b"x", "user_intent": "q", "expected_posture": "a"},\n]\n'
+    target = tmp_path / "evals" / "cases.py"
+    target.parent.mkdir()
+    target.write_text(source, encoding="utf-8")
+    code = main(["migrate", str(target), "--repo-root", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "cases.py:2:22: error: invalid Python: cannot mix bytes and nonbytes literals [invalid_python]" in err
+    assert "internal error" not in err
+    assert target.read_text(encoding="utf-8") == source
+
+
 def test_duplicate_keys_are_refused(tmp_path, capsys):
     source = 'FIXTURE = {"schema_version": "x", "cases": [], "cases": [{"id": "a"}]}\n'
     target = tmp_path / "test_cases.py"

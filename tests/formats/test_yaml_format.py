@@ -607,3 +607,112 @@ def test_a_few_aliases_of_long_text_are_still_read():
     (unit,) = load_document(Path("evals/ok.yaml"), alias_bomb(20).encode()).units
     intents = [case["user_intent"] for case in unit.data["examples"]]
     assert len(intents) == 21 and intents[-1] == intents[0] == "x" * 64 * 1024
+
+
+LEAN_SAMPLES = [
+    pytest.param("a: &a {x: 1, y: 2}\nb:\n  y: 3\n  <<: *a\n  z: 4\n", id="merge"),
+    pytest.param("a: &a {x: 1}\nb: &b {x: 2, w: 0}\nc:\n  k: v\n  <<: [*a, *b]\n  j: 0\n", id="merge-list"),
+    pytest.param("a: &a {p: 1}\nb: &b\n  <<: *a\n  q: 2\nc:\n  <<: *b\n  p: 0\n", id="merge-of-merge"),
+    pytest.param("a: &a {p: 1}\nc:\n  <<: []\n  <<: *a\n", id="two-merges"),
+    pytest.param("m:\n  <<: 3\n", id="merge-scalar"),
+    pytest.param("a: &a {x: 1}\nm:\n  <<: [*a, 3]\n", id="merge-list-scalar"),
+    pytest.param("a: 1\nb: 2\na: 3\n", id="duplicate"),
+    pytest.param("a: &a [x, *a]\n", id="recursive-alias"),
+    pytest.param("a: *nowhere\n", id="undefined-alias"),
+    pytest.param("? a\n: b\n", id="explicit-key"),
+    pytest.param("{[1]: 2}\n", id="collection-key"),
+    pytest.param("- a: 1\n- b: [2, {c: 3}]\n", id="case-list"),
+    pytest.param("a: 1\n---\n- x\n- y\n---\n...\n", id="stream"),
+    pytest.param("a:\nb:\nc: []\nd:\n  -\n  - ''\n", id="empty-values"),
+    pytest.param("a: !!int 3\nb: !x {c: 1}\nc: !!str 4\nd: &s !!float 1\ne: *s\n", id="tags"),
+    pytest.param("a: |\n  # not a comment\n  b\nc: 'x # y'  # real\nd: e#f\n", id="hashes"),
+    pytest.param("a: [1, {b: 2}, [c, d]]\nnull: ~\n1: 2\n", id="flow-and-odd-keys"),
+    pytest.param("a: [1, 2\n", id="invalid"),
+    pytest.param("a: \"\\ud800\"\n", id="lone-surrogate"),
+]
+
+
+@pytest.mark.parametrize("duplicates", ["refuse", "keep"])
+@pytest.mark.parametrize("text", LEAN_SAMPLES)
+def test_composing_without_the_tree_reads_the_same_data_and_errors(text, duplicates):
+    """The check of a rendered file composes its data only (`tree=False`); it must read every
+    stream as the full composer does: the same values and key order, the same refusals."""
+    from fixture_migrate.errors import FixtureError
+    from fixture_migrate.formats.yaml_format import compose
+
+    def read(tree: bool) -> object:
+        try:
+            docs, spans = compose(text, duplicates=duplicates, tree=tree)
+        except FixtureError as error:
+            return (error.code, error.message, error.line, error.column)
+        data = [None if doc.root is None else (doc.root.kind, doc.root.data) for doc in docs]
+        return json.dumps(data), spans  # key order included
+
+    assert read(False) == read(True)
+
+
+def test_comments_skip_hashes_inside_scalars_only():
+    from fixture_migrate.formats.yaml_format import comments, compose
+
+    text = "# top\na: |\n  # in a block\n  b\nc: 'x # y'\nd: e#f # end\n"
+    _, spans = compose(text)
+    assert len(spans) == 3, "only the scalars whose text holds a '#'"
+    assert comments(text, spans) == {"# top": 1, "# end": 1}
+
+
+def test_a_comment_after_a_scalar_holding_a_hash_is_counted():
+    """A ` #` inside a quoted or flow scalar is not a comment, but a comment after that
+    scalar on the same line is: the check that no comment is lost must see it."""
+    from fixture_migrate.formats.yaml_format import comments, compose
+
+    text = "c: 'x # y'  # after c\nd: [\"p #\", q]   # after d\ne: \"u # v\" # w # x\n"
+    _, spans = compose(text)
+    assert comments(text, spans) == {"# after c": 1, "# after d": 1, "# w # x": 1}
+
+
+def test_a_rendered_document_composes_its_span_tree_again_when_asked():
+    """`render` lets the span trees go before the checks; `locate`, `docs` and another
+    `render` compose them again and answer as before."""
+    from fixture_migrate.formats.target import Obj, Src, Val
+
+    raw = b"# head\nb: &x 1   # keep\na:\n  - c: *x\n    d: [2, 3]\n"
+    document = load_document(Path("evals/x.yaml"), raw)
+    before = [document.locate(0, path) for path in [("b",), ("a", 0, "d", 1), ("a", 0, "c")]]
+    target = Obj([("b", Src(("b",))), ("new", Val("v")), ("a", Src(("a",)))])
+    first = document.render([target])
+    assert first == b"# head\nb: &x 1   # keep\nnew: v\na:\n  - c: *x\n    d: [2, 3]\n"
+    assert [document.locate(0, path) for path in [("b",), ("a", 0, "d", 1), ("a", 0, "c")]] == before
+    assert document.render([target]) == first and document.reparse(first) == [
+        {"b": 1, "new": "v", "a": [{"c": 1, "d": [2, 3]}]}
+    ]
+    assert [doc.root.data for doc in document.docs] == [document.units[0].data]
+
+
+@pytest.mark.parametrize("tree", [True, False])
+def test_the_alias_guards_bound_what_aliases_add_not_what_the_file_writes(monkeypatch, tree):
+    """A large file of plain values is bounded by its size limit; only the values and text
+    that aliases add on top of what the document writes out count against the guards."""
+    from fixture_migrate.errors import FixtureError
+    from fixture_migrate.formats import yaml_format
+    from fixture_migrate.formats.yaml_format import compose
+
+    monkeypatch.setattr(yaml_format, "MAX_NODES", 100)
+    monkeypatch.setattr(yaml_format, "MAX_EXPANDED_CHARS", 1000)
+    items = "[" + ", ".join(["x"] * 60) + "]"
+    read = [
+        "a: [" + ", ".join(["xxxxxxxxxx"] * 300) + "]\n",  # 300 values, 3,000 characters, no alias
+        f"a: &a {items}\nb: *a\n",  # the alias adds 61 values
+        "a: &a " + "y" * 400 + "\nb: [*a, *a]\n",  # the aliases add 800 characters
+    ]
+    for text in read:
+        docs, _ = compose(text, tree=tree)
+        assert docs[0].root is not None
+    refused = [
+        (f"a: &a {items}\nb: [*a, *a]\n", "values through its aliases"),  # they add 122 values
+        ("a: &a " + "y" * 400 + "\nb: [*a, *a, *a]\n", "characters of text through its aliases"),  # 1,200
+    ]
+    for text, message in refused:
+        with pytest.raises(FixtureError) as caught:
+            compose(text, tree=tree)
+        assert caught.value.code == "too_large" and message in caught.value.message
+        assert caught.value.line == 2

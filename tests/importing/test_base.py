@@ -107,8 +107,8 @@ def test_origin_syntax_reads_the_import_suffix_table(source_file, syntax):
     assert origin_syntax(case) == syntax
 
 
-def test_export_steps_default_to_the_adapter_modules_functions():
-    from fixture_migrate.adapters.deepeval import DeepEvalAdapter, export_document
+def test_export_steps_are_the_functions_the_adapter_was_given():
+    from fixture_migrate.adapters import deepeval
 
     class Mine(ExternalAdapter):
         name, format = "mine", "mine"
@@ -118,4 +118,9 @@ def test_export_steps_default_to_the_adapter_modules_functions():
     with pytest.raises(NotImplementedError):
         Mine().map_case({}, None)
     assert Mine().export_document([{"a": 1}], None) == [{"a": 1}]
-    assert DeepEvalAdapter()._module_function("export_document") is export_document
+    assert deepeval.ADAPTER._export_document is deepeval.export_document
+    # Nothing is looked up by name: a module-level `map_case` beside a plugin's class
+    # that did not pass it stays out of the export.
+    assert deepeval.DeepEvalAdapter()._map_case is None
+    with pytest.raises(NotImplementedError):
+        deepeval.DeepEvalAdapter().map_case({}, None)

@@ -330,20 +330,30 @@ def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, mo
     assert len(cache_files(tree)) == 2
 
 
-def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, monkeypatch, capsys):
+def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, tmp_path, monkeypatch, capsys):
     # ruamel.yaml and libcst render YAML and Python fixtures: their release decides "unchanged".
-    check(tree, monkeypatch, capsys)
+    # The installed library is stood in for by a copy of its `__init__.py` (touching the real
+    # one would change the key of every other test running at the same time).
+    import importlib.util
+
+    real = importlib.util.find_spec("ruamel.yaml")
+    assert real is not None and real.origin is not None
+    init = tmp_path / "ruamel_yaml_init.py"
+    init.write_bytes(Path(real.origin).read_bytes())
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: (
+            importlib.util.spec_from_file_location(name, init) if name == "ruamel.yaml" else find_spec(name, *rest)
+        ),
+    )
     (parser,) = [entry for entry in cache_module._parsers() if entry[0] == "ruamel.yaml"]
-    assert parser[1] is not None and parser[2] is not None
-    init = Path(parser[1])
+    assert parser[1] == str(init) and parser[2] is not None
+    check(tree, monkeypatch, capsys)
     info = init.stat()
-    if not os.access(init, os.W_OK):
-        pytest.skip("the installed ruamel.yaml is read-only here")
-    try:
-        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
-        check(tree, monkeypatch, capsys)
-    finally:
-        os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.utime(init, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    check(tree, monkeypatch, capsys)
     assert len(cache_files(tree / CACHE_DIR_NAME)) == 2
 
 
@@ -392,3 +402,29 @@ def test_a_named_directory_that_exists_gets_no_gitignore(tree, tmp_path, monkeyp
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "new" / "cache"))
     check(tree, monkeypatch, capsys)
     assert (tmp_path / "new" / "cache" / ".gitignore").read_bytes() == cache_module.GITIGNORE
+
+
+def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
+    """A re-run reads each file relative to the directory its walk holds open: one `open` per
+    file, none of the per-file walks from the root (one open per directory on the way)."""
+    evals = tree / "skills" / "demo" / "evals"
+    for i in range(20):
+        (evals / f"more-{i:02}.json").write_text(CANONICAL)
+    first = check(tree, monkeypatch, capsys)
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path, *args, **kwargs):
+        opened.append(os.fsdecode(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spy)
+    names = planned(monkeypatch)
+    second = check(tree, monkeypatch, capsys)
+    monkeypatch.undo()
+    assert names == []
+    assert (second.code, second.err) == (first.code, first.err)
+    fixtures = sorted(name for name in opened if name.endswith(".json"))
+    assert fixtures == sorted(path.name for path in evals.iterdir())
+    directories = [name for name in opened if not name.endswith(".json")]
+    assert len(directories) < 15, directories  # the walk's own, and the cache's: not one per file

@@ -26,13 +26,24 @@ def test_a_python_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, mon
     code = main([*command, "--repo-root", str(tmp_path), str(module)])
     err = capsys.readouterr().err
     assert code == 2
-    assert "over the 524,288-byte limit (512 KiB): not read; the limit of Python fixtures" in err
+    assert f"over the {SIZE_LIMITS['python']:,}-byte limit (16 MiB): not read; the limit of Python fixtures" in err
     assert "raise the limit with FIXTURE_MIGRATE_MAX_PYTHON_BYTES=BYTES [too_large]" in err
+
+
+def test_a_yaml_fixture_over_its_limit_is_refused_unread(tmp_path, capsys, monkeypatch):
+    fixture = tmp_path / "cases.yaml"
+    fixture.write_bytes(b"a: " + b"x" * (SIZE_LIMITS["yaml"] - 3) + b"\n")
+    monkeypatch.setattr(os, "read", lambda *a: pytest.fail("a file over the limit was read"))
+    code = main(["migrate", "--check", "--repo-root", str(tmp_path), str(fixture)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "over the 16,777,216-byte limit (16 MiB): not read; the limit of YAML fixtures" in err
+    assert "raise the limit with FIXTURE_MIGRATE_MAX_YAML_BYTES=BYTES [too_large]" in err
 
 
 def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
     # A built-in limit of 4 KiB stands in for the real one: the same path, without
-    # migrating half a megabyte of Python (some 30 s of libcst).
+    # migrating megabytes of Python.
     monkeypatch.setitem(SIZE_LIMITS, "python", 4 << 10)
     module = tmp_path / "evals" / "cases.py"
     module.parent.mkdir()
@@ -45,7 +56,8 @@ def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "value, expected", [("2097152", 2 << 20), ("64KiB", 64 << 10), ("3 MiB", 3 << 20), ("", 2 << 20), ("  ", 2 << 20)]
+    "value, expected",
+    [("2097152", 2 << 20), ("64KiB", 64 << 10), ("3 MiB", 3 << 20), ("", SIZE_LIMITS["yaml"]), ("  ", SIZE_LIMITS["yaml"])],
 )
 def test_limit_values(monkeypatch, value, expected):
     monkeypatch.setenv("FIXTURE_MIGRATE_MAX_YAML_BYTES", value)

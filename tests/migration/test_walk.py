@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.walk import iter_files
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
@@ -98,3 +99,100 @@ def test_a_named_link_is_processed_whatever_its_target(tmp_path: Path):
     assert [path for path, _ in iter_files([root / "other" / "link.json"], ignore=GitIgnore(root))] == [
         root / "other" / "link.json"
     ]
+
+
+def _held_tree(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """`(root, evals, outside)`: two fixtures in `root/evals`, files of the same names outside."""
+    root = tmp_path / "repo"
+    evals = root / "evals"
+    evals.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.json", "b.json"):
+        (evals / name).write_text('{"inside": true}')
+        (outside / name).write_text('{"secret": "outside"}')
+    return root, evals, outside
+
+
+def test_a_read_during_the_walk_never_follows_its_directory_swapped_for_a_symlink(tmp_path: Path):
+    """The walk holds `evals` open while it yields its files; swapped meanwhile for a symlink
+    leading outside, a read of its next file never reaches outside the root."""
+    from fixture_migrate.migration.writes import pin_root, read_fixture
+
+    root, evals, outside = _held_tree(tmp_path)
+    pin_root(root)
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert read_fixture(first, root=root) == b'{"inside": true}'
+    os.rename(evals, root / "moved")
+    os.symlink(outside, evals, target_is_directory=True)
+    second, _ = next(walk)
+    assert second == evals / "b.json"
+    try:
+        found = read_fixture(second, root=root)
+    except FixtureError as error:
+        assert error.code in ("symlink_outside_repo", "changed_meanwhile")
+    else:
+        assert found == b'{"inside": true}'  # the directory the walk opened, never the link
+    assert list(walk) == []
+
+
+def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: Path):
+    from fixture_migrate.migration.writes import pin_root, read_fixture
+
+    root, evals, outside = _held_tree(tmp_path)
+    pin_root(root)
+    walk = iter_files([root], root=root)
+    next(walk)
+    (evals / "b.json").unlink()
+    os.symlink(outside / "b.json", evals / "b.json")
+    second, _ = next(walk)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(second, root=root)
+    walk.close()
+    assert caught.value.code == "symlink_outside_repo"
+
+
+def test_a_held_directory_is_not_used_once_the_walk_leaves_it_or_in_a_forked_child(tmp_path: Path):
+    from fixture_migrate.migration import writes
+
+    root, evals, _ = _held_tree(tmp_path)
+    (root / "later").mkdir()
+    (root / "later" / "c.json").write_text("{}")
+    walk = iter_files([root], root=root)
+    next(walk)
+    assert str(evals) in writes._HELD
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing held
+        os.write(write, b"1" if writes._HELD else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"0"
+    os.close(read)
+    os.close(write)
+    assert [path for path, _ in walk] == [evals / "b.json", root / "later" / "c.json"]
+    assert str(evals) not in writes._HELD
+
+
+@pytest.mark.parametrize("how", ["symlink", "renamed"])
+def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_directory(tmp_path: Path, how: str):
+    from fixture_migrate.migration.writes import pin_root, read_fixture
+
+    root, evals, outside = _held_tree(tmp_path)
+    (outside / "evals").mkdir()
+    (outside / "evals" / "b.json").write_text('{"secret": "outside"}')
+    pin_root(root)
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert read_fixture(first, root=root) == b'{"inside": true}'
+    os.rename(root, tmp_path / "moved")
+    if how == "symlink":
+        os.symlink(outside, root, target_is_directory=True)
+    else:
+        os.rename(outside, root)
+    second, _ = next(walk)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(second, root=root)
+    walk.close()
+    assert caught.value.code in ("changed_meanwhile", "symlink_outside_repo")
