@@ -130,7 +130,7 @@ def _walk_open(here: Path, fd: int, ignore: GitIgnore | None, root: Path | None)
         if suffix in SYNTAX_BY_SUFFIX and not name.endswith(TEMP_SUFFIX):
             files.append((name, entry.is_symlink()))
     text = os.fspath(here)
-    rules = ignore is not None and ignore.has_rules(here)
+    rules = ignore is not None and ignore.has_rules(here, fd)
     if files:
         if root is not None:
             hold_directory(text, fd, root)

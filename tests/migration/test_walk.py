@@ -196,3 +196,66 @@ def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_director
         read_fixture(second, root=root)
     walk.close()
     assert caught.value.code in ("changed_meanwhile", "symlink_outside_repo")
+
+
+def _walk_names(root: Path) -> list[str]:
+    from fixture_migrate.migration.ignore import GitIgnore
+
+    return names(iter_files([root], ignore=GitIgnore(root), root=root), root)
+
+
+def test_a_gitignore_that_is_a_pipe_is_passed_over_without_waiting(tmp_path: Path):
+    import threading
+
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "a.json").write_text("{}")
+    os.mkfifo(root / ".gitignore")
+    found: list[list[str]] = []
+    walker = threading.Thread(target=lambda: found.append(_walk_names(root)), daemon=True)
+    walker.start()
+    walker.join(10)
+    if walker.is_alive():  # let the blocked open go, so the test run ends
+        os.close(os.open(root / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        walker.join(10)
+        pytest.fail("the walk waited on a .gitignore that is a pipe")
+    assert found == [["evals/a.json"]]
+
+
+def test_a_gitignore_that_is_a_symlink_is_not_followed(tmp_path: Path):
+    """As git (2.32 on) does: the rules of a symlinked `.gitignore` are not read (and one
+    leading outside the root is never opened)."""
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "a.json").write_text("{}")
+    (tmp_path / "outside").write_text("*.json\n")
+    os.symlink(tmp_path / "outside", root / "evals" / ".gitignore")
+    assert _walk_names(root) == ["evals/a.json"]
+
+
+def test_the_gitignore_of_a_directory_swapped_for_a_symlink_is_read_from_the_one_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The walk lists `evals` through the descriptor it opened; swapped meanwhile for a
+    symlink leading outside, the `.gitignore` beside those files is still the one in the
+    directory listed, never the one outside."""
+    root = tmp_path / "repo"
+    evals = root / "evals"
+    evals.mkdir(parents=True)
+    (evals / "a.json").write_text("{}")
+    (evals / ".gitignore").write_text("b.json\n")
+    (evals / "b.json").write_text("{}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ".gitignore").write_text("*.json\n")
+    scandir = os.scandir
+
+    def listing(where):  # noqa: ANN001, ANN202
+        entries = list(scandir(where))
+        if isinstance(where, int) and {entry.name for entry in entries} == {"a.json", "b.json", ".gitignore"}:
+            os.rename(evals, root / "moved")
+            os.symlink(outside, evals, target_is_directory=True)
+        return iter(entries)
+
+    monkeypatch.setattr(os, "scandir", listing)
+    assert _walk_names(root) == ["evals/a.json"]
