@@ -259,3 +259,71 @@ def test_the_gitignore_of_a_directory_swapped_for_a_symlink_is_read_from_the_one
 
     monkeypatch.setattr(os, "scandir", listing)
     assert _walk_names(root) == ["evals/a.json"]
+
+
+def _nested(root: Path, depth: int) -> str:
+    """`root/d/d/.../d/deep.json`, `depth` directories down (made one level at a time)."""
+    directory = os.open(root, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=directory)
+        below = os.open("d", os.O_RDONLY, dir_fd=directory)
+        os.close(directory)
+        directory = below
+    os.close(os.open("deep.json", os.O_WRONLY | os.O_CREAT, dir_fd=directory))
+    os.close(directory)
+    return "/".join(["d"] * depth + ["deep.json"])
+
+
+def test_a_tree_deeper_than_the_open_file_limit_is_walked_whole(tmp_path: Path):
+    """A walk holds no descriptor per level of depth without bound: a tree deeper than the
+    descriptors the process may open is walked to its bottom, never silently cut short."""
+    resource = pytest.importorskip("resource")
+    root = tmp_path / "repo"
+    root.mkdir()
+    deep = _nested(root, 120)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 16
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 48, hard))
+    try:
+        found = names(iter_files([root], root=root), root)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert found == [deep]
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path: Path):
+    import sys
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    deep = _nested(root, 150)  # not deeper: pytest removes its temporary trees recursively
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)
+    try:
+        found = names(iter_files([root], root=root), root)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert found == [deep]
+
+
+def test_a_deep_directory_swapped_for_a_symlink_below_the_held_levels_is_not_entered(tmp_path: Path):
+    """Past `HELD_LEVELS` a listed directory is closed, and opened again to enter its next
+    subdirectory only when it is still the directory listed: one swapped meanwhile for a
+    symlink leading outside is not entered."""
+    from fixture_migrate.migration.walk import HELD_LEVELS
+
+    root = tmp_path / "repo"
+    deep = root.joinpath(*["d"] * (HELD_LEVELS + 3))
+    (deep / "a").mkdir(parents=True)
+    (deep / "a" / "first.json").write_text("{}")
+    (deep / "b").mkdir()
+    (deep / "b" / "second.json").write_text("{}")
+    outside = tmp_path / "outside"
+    (outside / "b").mkdir(parents=True)
+    (outside / "b" / "secret.json").write_text("{}")
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert first == deep / "a" / "first.json"
+    os.rename(deep, tmp_path / "moved")
+    os.symlink(outside, deep, target_is_directory=True)
+    assert list(walk) == []
