@@ -80,15 +80,17 @@ class GitIgnore:
             self._specs[directory] = spec
         return self._specs[directory]
 
-    def _chain(self, directories: tuple[str, ...]) -> list[tuple[int, Any]]:
+    def _chain(self, directories: tuple[str, ...], dir_fd: int | None = None) -> list[tuple[int, Any]]:
         """`(depth, specs)` of each directory from the root down to `root/directories` (the
-        names of the path below the root) that has rules: asked once per directory."""
+        names of the path below the root) that has rules: asked once per directory. `dir_fd`,
+        when given, is `root/directories` open (see `has_rules`)."""
         chain = self._chains.get(directories)
         if chain is None:
             chain = []
             directory = self.root
-            for depth in range(len(directories) + 1):
-                specs = self._spec(directory)
+            last = len(directories)
+            for depth in range(last + 1):
+                specs = self._spec(directory, dir_fd if depth == last else None)
                 if specs:
                     chain.append((depth, specs))
                 if depth < len(directories):
@@ -110,10 +112,7 @@ class GitIgnore:
         inside = absolute(text).rstrip("/") + "/"
         if not inside.startswith(self._root_text):
             return False
-        names = tuple(inside[len(self._root_text) :].split("/")[:-1])
-        if dir_fd is not None and names not in self._chains:
-            self._spec(self.root.joinpath(*names), dir_fd)
-        return bool(self._chain(names))
+        return bool(self._chain(tuple(inside[len(self._root_text) :].split("/")[:-1]), dir_fd))
 
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
         """True when git would ignore `path` (absolute, or relative to the current
