@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
@@ -56,6 +57,9 @@ def iter_files(
     for path in paths:
         if path.is_dir():
             for found, is_link in _walk(path, ignore, root):
+                if isinstance(is_link, FixtureError):
+                    yield found, is_link  # a directory the walk could not enter
+                    continue
                 if is_link and not _admit_link(found, roots, targets, ignore, admits):
                     continue
                 if seen is None or found not in seen:
@@ -144,8 +148,13 @@ def _walk_open(top: Path, fd: int, ignore: GitIgnore | None, root: Path | None) 
                         os.close(parent_fd)
                     continue
                 name = pending.pop()
-                current = _enter(stack, name)
                 here = parent / name
+                try:
+                    current = _enter(stack, name)
+                except _Exhausted as exc:
+                    yield here, FixtureError(  # type: ignore[misc]
+                        f"cannot open its directory: {os.strerror(exc.errno)}; not walked", code="io"
+                    )
             owned = True
     finally:
         if owned and current >= 0:
@@ -153,6 +162,13 @@ def _walk_open(top: Path, fd: int, ignore: GitIgnore | None, root: Path | None) 
         for _, held, _, _, was_owned in stack:
             if was_owned and held >= 0:
                 os.close(held)
+
+
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+
+
+class _Exhausted(OSError):
+    """A directory not opened for want of descriptors (or memory): never passed over silently."""
 
 
 def _enter(stack: list[tuple[Path, int, tuple[int, int], list[str], bool]], name: str) -> int:
@@ -163,7 +179,9 @@ def _enter(stack: list[tuple[Path, int, tuple[int, int], list[str], bool]], name
     if parent_fd >= 0:
         try:
             return open_below(name, parent_fd)
-        except OSError:
+        except OSError as exc:
+            if exc.errno in _EXHAUSTED:
+                raise _Exhausted(exc.errno, exc.strerror) from None
             return -1
     # Closed once listed (see `HELD_LEVELS`): opened again one level at a time from the
     # nearest directory still held, each level checked to be the very directory listed.
@@ -179,7 +197,9 @@ def _enter(stack: list[tuple[Path, int, tuple[int, int], list[str], bool]], name
             if (info.st_dev, info.st_ino) != identity:
                 return -1
         return open_below(name, fd)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in _EXHAUSTED:
+            raise _Exhausted(exc.errno, exc.strerror) from None
         return -1
     finally:
         if fd != stack[start][1]:
@@ -193,7 +213,11 @@ def _directory(
     sorted names of the subdirectories it enters."""
     try:
         entries = list(os.scandir(fd))
-    except OSError:
+    except OSError as exc:
+        if exc.errno in _EXHAUSTED:
+            yield here, FixtureError(  # type: ignore[misc]
+                f"cannot list the directory: {os.strerror(exc.errno)}; not walked", code="io"
+            )
         return []  # as `os.walk`: a directory that cannot be listed is passed over
     directories: list[str] = []
     files: list[tuple[str, bool]] = []

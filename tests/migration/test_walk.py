@@ -327,3 +327,23 @@ def test_a_deep_directory_swapped_for_a_symlink_below_the_held_levels_is_not_ent
     os.rename(deep, tmp_path / "moved")
     os.symlink(outside, deep, target_is_directory=True)
     assert list(walk) == []
+
+
+def test_a_directory_not_opened_for_want_of_descriptors_is_an_error_not_left_out(tmp_path: Path):
+    """Out of descriptors (a limit lower than the levels the walk holds), a directory the
+    walk cannot open is reported as an error in place: a run never passes over it as if
+    it were not there."""
+    resource = pytest.importorskip("resource")
+    root = tmp_path / "repo"
+    root.mkdir()
+    _nested(root, 40)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 16
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 6, hard))
+    try:
+        found = list(iter_files([root], root=root))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    errors = [(path, error) for path, error in found if error is not None]
+    assert errors and all(error.code == "io" for _, error in errors)
+    assert all(path.is_dir() for path, _ in errors)
