@@ -59,6 +59,7 @@ from fixture_migrate.migration.writes import (
     is_inside,
     make_directories,
     open_directory,
+    read_fixture,
     read_head,
     resolve_target,
     write_file,
@@ -224,7 +225,7 @@ class Cache:
                 return None
         key = run_key(options)
         path = directory / f"{key}.cache"
-        found = cls(path, key, _read(path, key), root=None if named else root)
+        found = cls(path, key, _read(path, key, None if named else root), root=None if named else root)
         found.repo_root = root
         return found
 
@@ -262,7 +263,7 @@ class Cache:
         Best effort: False when it cannot be written."""
         if not self._changes:
             return True
-        entries = _read(self.path, self.key)
+        entries = _read(self.path, self.key, self.root)
         if not entries:
             entries = self.entries
         for relative, entry in self._changes.items():
@@ -297,13 +298,18 @@ def _storable(relative: str) -> bool:
     return True
 
 
-def _read(path: Path, key: str) -> dict[str, list[Any]]:
+MAX_CACHE_BYTES = 1 << 30
+"""The largest cache file read (some 5 million files' verdicts); a larger one is ignored."""
+
+
+def _read(path: Path, key: str, root: Path | None) -> dict[str, list[Any]]:
     """The entries of the cache file at `path`, or none when it is missing, corrupt, of
-    another format or of another key."""
+    another format or of another key; or not a regular file (a pipe is never waited on),
+    or, with `root` (the cache at the repo root), reached through a symlink leading
+    outside it: read as a fixture is (`read_fixture`)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
+        raw = read_fixture(path, limit=MAX_CACHE_BYTES, root=root)
+    except FixtureError:
         return {}
     if not raw.startswith(MAGIC):
         return {}

@@ -4,7 +4,8 @@ A walk skips what git would ignore: the patterns of every `.gitignore` from the
 repository root down to the file's directory, and `.git/info/exclude`; a deeper file's
 patterns win over a shallower one's, a later pattern over an earlier one, `!` re-includes,
 and nothing below an ignored directory comes back (git never looks inside one). A file
-named on the command line is never filtered by these rules.
+named on the command line is never filtered by these rules. As git (2.32 on), a
+`.gitignore` that is a symlink is not read, nor one that is no regular file (a pipe).
 
 The patterns are matched by `pathspec`'s `GitIgnoreSpec`, which implements git's
 wildmatch rules (anchoring, `**`, directory-only patterns, negation, escapes); this
@@ -14,6 +15,7 @@ module only decides which files apply to a path and in which order.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +31,28 @@ class GitIgnore:
         self._specs: dict[Path, Any] = {}
         self._chains: dict[tuple[str, ...], list[tuple[int, Any]]] = {}
 
-    def _read(self, file: Path) -> Any:
+    def _read(self, file: Path, *, dir_fd: int | None = None, follow: bool = False) -> Any:
+        """The spec of the rules file `file` (its name in `dir_fd` when given), or None.
+
+        As git (2.32 on) reads a `.gitignore`: never through a symlink (`follow` is for
+        `.git/info/exclude`, the repository's own); and only a regular file is read, so a
+        pipe in its place is passed over instead of waited on."""
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        if not follow:
+            flags |= getattr(os, "O_NOFOLLOW", 0)
         try:
-            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+            fd = os.open(file.name if dir_fd is not None else file, flags, dir_fd=dir_fd)
         except OSError:
             return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with os.fdopen(os.dup(fd), "rb") as stream:
+                lines = stream.read().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             return None
         import pathspec
@@ -50,26 +69,28 @@ class GitIgnore:
                 kept.append(line)
             return pathspec.GitIgnoreSpec.from_lines(kept)
 
-    def _spec(self, directory: Path) -> Any:
+    def _spec(self, directory: Path, dir_fd: int | None = None) -> Any:
         if directory not in self._specs:
-            spec = self._read(directory / ".gitignore")
+            spec = self._read(directory / ".gitignore", dir_fd=dir_fd)
             if directory == self.root:
-                exclude = self._read(directory / ".git" / "info" / "exclude")
+                exclude = self._read(directory / ".git" / "info" / "exclude", follow=True)
                 spec = [s for s in (exclude, spec) if s is not None] or None
             else:
                 spec = [spec] if spec is not None else None
             self._specs[directory] = spec
         return self._specs[directory]
 
-    def _chain(self, directories: tuple[str, ...]) -> list[tuple[int, Any]]:
+    def _chain(self, directories: tuple[str, ...], dir_fd: int | None = None) -> list[tuple[int, Any]]:
         """`(depth, specs)` of each directory from the root down to `root/directories` (the
-        names of the path below the root) that has rules: asked once per directory."""
+        names of the path below the root) that has rules: asked once per directory. `dir_fd`,
+        when given, is `root/directories` open (see `has_rules`)."""
         chain = self._chains.get(directories)
         if chain is None:
             chain = []
             directory = self.root
-            for depth in range(len(directories) + 1):
-                specs = self._spec(directory)
+            last = len(directories)
+            for depth in range(last + 1):
+                specs = self._spec(directory, dir_fd if depth == last else None)
                 if specs:
                     chain.append((depth, specs))
                 if depth < len(directories):
@@ -77,17 +98,21 @@ class GitIgnore:
             self._chains[directories] = chain
         return chain
 
-    def has_rules(self, directory: Path) -> bool:
+    def has_rules(self, directory: Path, dir_fd: int | None = None) -> bool:
         """False when no rule can apply to an entry of `directory` (no `.gitignore` from the
         root down to it has a pattern, or it lies outside the root): a walk then asks
-        `ignored` about none of them. True when some rule may apply."""
+        `ignored` about none of them. True when some rule may apply.
+
+        `dir_fd`, the directory a walk has open as `directory`: its `.gitignore` is read
+        relative to it, so the rules are those of the directory listed even when its path
+        was swapped for a symlink meanwhile."""
         text = os.fspath(directory)
         if os.sep != "/" or ".." in text.split("/"):
             return True
         inside = absolute(text).rstrip("/") + "/"
         if not inside.startswith(self._root_text):
             return False
-        return bool(self._chain(tuple(inside[len(self._root_text) :].split("/")[:-1])))
+        return bool(self._chain(tuple(inside[len(self._root_text) :].split("/")[:-1]), dir_fd))
 
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
         """True when git would ignore `path` (absolute, or relative to the current

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
@@ -44,7 +45,8 @@ def iter_files(
     (`writes.open_directory`, then `writes.open_below` one level at a time) and held
     open while the walk yields its files (`writes.hold_directory`): a read of one of them
     in the meantime opens it relative to that directory, once, instead of walking from
-    the root again.
+    the root again. The walk is iterative and holds at most `HELD_LEVELS` directories
+    open however deep the tree is.
     """
     paths = list(paths)
     roots = [Path(os.path.realpath(path)) for path in paths if path.is_dir()]
@@ -55,6 +57,9 @@ def iter_files(
     for path in paths:
         if path.is_dir():
             for found, is_link in _walk(path, ignore, root):
+                if isinstance(is_link, FixtureError):
+                    yield found, is_link  # a directory the walk could not enter
+                    continue
                 if is_link and not _admit_link(found, roots, targets, ignore, admits):
                     continue
                 if seen is None or found not in seen:
@@ -106,12 +111,114 @@ def _walk(top: Path, ignore: GitIgnore | None, root: Path | None) -> Iterator[tu
         yield from _walk_open(top, opened.fd, ignore, root)
 
 
-def _walk_open(here: Path, fd: int, ignore: GitIgnore | None, root: Path | None) -> Iterator[tuple[Path, bool]]:
-    """The walk below the directory `here`, open as `fd` (as `os.walk` lists it)."""
+HELD_LEVELS = 16
+"""How many directories, from the top of a walk down, stay open while the walk is below
+them. A directory deeper than that is closed once listed and opened again (from the
+deepest directory still held, one level at a time without following a symlink, and only
+when each level is still the very directory listed) to enter each of its subdirectories: a walk of any depth needs a bounded number of descriptors."""
+
+
+def _walk_open(top: Path, fd: int, ignore: GitIgnore | None, root: Path | None) -> Iterator[tuple[Path, bool]]:
+    """The walk below the directory `top`, open as `fd` (the caller's; as `os.walk` lists
+    it): the files of a directory first, then each subdirectory's walk, in sorted order.
+    Iterative: a tree of any depth is walked, with at most `HELD_LEVELS` descriptors."""
+    # Per directory entered: its path, its descriptor (-1 once closed), its identity (when
+    # closed), the subdirectories still to enter (reversed: the next one is last) and
+    # whether the walk opened it (the top is the caller's to close).
+    stack: list[tuple[Path, int, tuple[int, int], list[str], bool]] = []
+    here, current, owned = top, fd, False
+    try:
+        while True:
+            subdirectories = yield from _directory(here, current, ignore, root)
+            held, identity = current, (0, 0)
+            if owned and len(stack) >= HELD_LEVELS:
+                info = os.fstat(current)
+                identity = (info.st_dev, info.st_ino)
+                os.close(current)
+                held = -1
+            current = -1
+            stack.append((here, held, identity, subdirectories[::-1], owned))
+            while current < 0:
+                if not stack:
+                    return
+                parent, parent_fd, identity, pending, parent_owned = stack[-1]
+                if not pending:
+                    stack.pop()
+                    if parent_owned and parent_fd >= 0:
+                        os.close(parent_fd)
+                    continue
+                name = pending.pop()
+                here = parent / name
+                try:
+                    current = _enter(stack, name)
+                except _Exhausted as exc:
+                    yield here, FixtureError(  # type: ignore[misc]
+                        f"cannot open its directory: {os.strerror(exc.errno)}; not walked", code="io"
+                    )
+            owned = True
+    finally:
+        if owned and current >= 0:
+            os.close(current)
+        for _, held, _, _, was_owned in stack:
+            if was_owned and held >= 0:
+                os.close(held)
+
+
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOMEM)
+
+
+class _Exhausted(OSError):
+    """A directory not opened for want of descriptors (or memory): never passed over silently."""
+
+
+def _enter(stack: list[tuple[Path, int, tuple[int, int], list[str], bool]], name: str) -> int:
+    """The subdirectory `name` of the directory last on `stack`, opened without following a
+    symlink, or -1 when it is no longer one (replaced by a symlink, removed) or cannot be
+    opened (as `os.walk`: not entered)."""
+    parent_fd = stack[-1][1]
+    if parent_fd >= 0:
+        try:
+            return open_below(name, parent_fd)
+        except OSError as exc:
+            if exc.errno in _EXHAUSTED:
+                raise _Exhausted(exc.errno, exc.strerror) from None
+            return -1
+    # Closed once listed (see `HELD_LEVELS`): opened again one level at a time from the
+    # nearest directory still held, each level checked to be the very directory listed.
+    start = max(index for index, entry in enumerate(stack) if entry[1] >= 0)
+    fd = stack[start][1]
+    try:
+        for path, _, identity, _, _ in stack[start + 1 :]:
+            below = open_below(path.name, fd)
+            if fd != stack[start][1]:
+                os.close(fd)
+            fd = below
+            info = os.fstat(fd)
+            if (info.st_dev, info.st_ino) != identity:
+                return -1
+        return open_below(name, fd)
+    except OSError as exc:
+        if exc.errno in _EXHAUSTED:
+            raise _Exhausted(exc.errno, exc.strerror) from None
+        return -1
+    finally:
+        if fd != stack[start][1]:
+            os.close(fd)
+
+
+def _directory(
+    here: Path, fd: int, ignore: GitIgnore | None, root: Path | None
+) -> Generator[tuple[Path, bool], None, list[str]]:
+    """Yield the files of the directory `here` (open as `fd`) the walk takes; return the
+    sorted names of the subdirectories it enters."""
     try:
         entries = list(os.scandir(fd))
-    except OSError:
-        return  # as `os.walk`: a directory that cannot be listed is passed over
+    except OSError as exc:
+        if exc.errno in _EXHAUSTED:
+            yield here, FixtureError(  # type: ignore[misc]
+                f"cannot list the directory: {os.strerror(exc.errno)}; not walked", code="io"
+            )
+        return []  # as `os.walk`: a directory that cannot be listed is passed over
     directories: list[str] = []
     files: list[tuple[str, bool]] = []
     for entry in entries:
@@ -130,7 +237,7 @@ def _walk_open(here: Path, fd: int, ignore: GitIgnore | None, root: Path | None)
         if suffix in SYNTAX_BY_SUFFIX and not name.endswith(TEMP_SUFFIX):
             files.append((name, entry.is_symlink()))
     text = os.fspath(here)
-    rules = ignore is not None and ignore.has_rules(here)
+    rules = ignore is not None and ignore.has_rules(here, fd)
     if files:
         if root is not None:
             hold_directory(text, fd, root)
@@ -142,18 +249,11 @@ def _walk_open(here: Path, fd: int, ignore: GitIgnore | None, root: Path | None)
         finally:
             if root is not None:
                 release_directory(text)
-    for name in sorted(directories):
-        path = here / name
-        if rules and ignore.ignored(path, is_dir=True):  # type: ignore[union-attr]
-            continue
-        try:
-            below = open_below(name, fd)
-        except OSError:
-            continue  # replaced by a symlink (or removed) meanwhile: as `os.walk`, not entered
-        try:
-            yield from _walk_open(path, below, ignore, root)
-        finally:
-            os.close(below)
+    return [
+        name
+        for name in sorted(directories)
+        if not (rules and ignore.ignored(here / name, is_dir=True))  # type: ignore[union-attr]
+    ]
 
 
 def _walk_paths(root: Path, ignore: GitIgnore | None = None) -> Iterator[tuple[Path, bool]]:

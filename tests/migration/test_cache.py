@@ -428,3 +428,44 @@ def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
     assert fixtures == sorted(path.name for path in evals.iterdir())
     directories = [name for name in opened if not name.endswith(".json")]
     assert len(directories) < 15, directories  # the walk's own, and the cache's: not one per file
+
+
+def test_a_cache_file_that_is_a_symlink_leading_outside_is_not_read(tree, tmp_path, monkeypatch, capsys):
+    """A cache file swapped for a symlink to a forged cache outside the root (one that
+    calls the legacy file "unchanged") serves no verdict, and the file outside is kept."""
+    first = check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    legacy = (tree / "skills" / "demo" / "evals" / "legacy.json").read_bytes()
+    forged = tmp_path / "forged.cache"
+    _plant(forged, path.stem, "skills/demo/evals/legacy.json", legacy, "unchanged", [])
+    kept = forged.read_bytes()
+    path.unlink()
+    path.symlink_to(forged)
+    names = planned(monkeypatch)
+    again = check(tree, monkeypatch, capsys)
+    assert (again.code, again.err) == (first.code, first.err)
+    assert "legacy.json" in names
+    assert forged.read_bytes() == kept
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device"])
+def test_a_cache_file_that_is_no_regular_file_is_passed_over(tree, monkeypatch, capsys, kind):
+    import threading
+
+    first = check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    path.unlink()
+    if kind == "pipe":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    results = []
+    runner = threading.Thread(target=lambda: results.append(check(tree, monkeypatch, capsys)), daemon=True)
+    runner.start()
+    runner.join(20)
+    if runner.is_alive():  # let the blocked open go, so the test run ends
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        runner.join(20)
+        pytest.fail(f"the run waited on a cache file that is a {kind}")
+    (again,) = results
+    assert (again.code, again.err) == (first.code, first.err)

@@ -196,3 +196,154 @@ def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_director
         read_fixture(second, root=root)
     walk.close()
     assert caught.value.code in ("changed_meanwhile", "symlink_outside_repo")
+
+
+def _walk_names(root: Path) -> list[str]:
+    from fixture_migrate.migration.ignore import GitIgnore
+
+    return names(iter_files([root], ignore=GitIgnore(root), root=root), root)
+
+
+def test_a_gitignore_that_is_a_pipe_is_passed_over_without_waiting(tmp_path: Path):
+    import threading
+
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "a.json").write_text("{}")
+    os.mkfifo(root / ".gitignore")
+    found: list[list[str]] = []
+    walker = threading.Thread(target=lambda: found.append(_walk_names(root)), daemon=True)
+    walker.start()
+    walker.join(10)
+    if walker.is_alive():  # let the blocked open go, so the test run ends
+        os.close(os.open(root / ".gitignore", os.O_WRONLY | os.O_NONBLOCK))
+        walker.join(10)
+        pytest.fail("the walk waited on a .gitignore that is a pipe")
+    assert found == [["evals/a.json"]]
+
+
+def test_a_gitignore_that_is_a_symlink_is_not_followed(tmp_path: Path):
+    """As git (2.32 on) does: the rules of a symlinked `.gitignore` are not read (and one
+    leading outside the root is never opened)."""
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / "evals" / "a.json").write_text("{}")
+    (tmp_path / "outside").write_text("*.json\n")
+    os.symlink(tmp_path / "outside", root / "evals" / ".gitignore")
+    assert _walk_names(root) == ["evals/a.json"]
+
+
+def test_the_gitignore_of_a_directory_swapped_for_a_symlink_is_read_from_the_one_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The walk lists `evals` through the descriptor it opened; swapped meanwhile for a
+    symlink leading outside, the `.gitignore` beside those files is still the one in the
+    directory listed, never the one outside."""
+    root = tmp_path / "repo"
+    evals = root / "evals"
+    evals.mkdir(parents=True)
+    (evals / "a.json").write_text("{}")
+    (evals / ".gitignore").write_text("b.json\n")
+    (evals / "b.json").write_text("{}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / ".gitignore").write_text("*.json\n")
+    scandir = os.scandir
+
+    def listing(where):  # noqa: ANN001, ANN202
+        entries = list(scandir(where))
+        if isinstance(where, int) and {entry.name for entry in entries} == {"a.json", "b.json", ".gitignore"}:
+            os.rename(evals, root / "moved")
+            os.symlink(outside, evals, target_is_directory=True)
+        return iter(entries)
+
+    monkeypatch.setattr(os, "scandir", listing)
+    assert _walk_names(root) == ["evals/a.json"]
+
+
+def _nested(root: Path, depth: int) -> str:
+    """`root/d/d/.../d/deep.json`, `depth` directories down (made one level at a time)."""
+    directory = os.open(root, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=directory)
+        below = os.open("d", os.O_RDONLY, dir_fd=directory)
+        os.close(directory)
+        directory = below
+    os.close(os.open("deep.json", os.O_WRONLY | os.O_CREAT, dir_fd=directory))
+    os.close(directory)
+    return "/".join(["d"] * depth + ["deep.json"])
+
+
+def test_a_tree_deeper_than_the_open_file_limit_is_walked_whole(tmp_path: Path):
+    """A walk holds no descriptor per level of depth without bound: a tree deeper than the
+    descriptors the process may open is walked to its bottom, never silently cut short."""
+    resource = pytest.importorskip("resource")
+    root = tmp_path / "repo"
+    root.mkdir()
+    deep = _nested(root, 120)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 16
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 48, hard))
+    try:
+        found = names(iter_files([root], root=root), root)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert found == [deep]
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path: Path):
+    import sys
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    deep = _nested(root, 150)  # not deeper: pytest removes its temporary trees recursively
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)
+    try:
+        found = names(iter_files([root], root=root), root)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert found == [deep]
+
+
+def test_a_deep_directory_swapped_for_a_symlink_below_the_held_levels_is_not_entered(tmp_path: Path):
+    """Past `HELD_LEVELS` a listed directory is closed, and opened again to enter its next
+    subdirectory only when it is still the directory listed: one swapped meanwhile for a
+    symlink leading outside is not entered."""
+    from fixture_migrate.migration.walk import HELD_LEVELS
+
+    root = tmp_path / "repo"
+    deep = root.joinpath(*["d"] * (HELD_LEVELS + 3))
+    (deep / "a").mkdir(parents=True)
+    (deep / "a" / "first.json").write_text("{}")
+    (deep / "b").mkdir()
+    (deep / "b" / "second.json").write_text("{}")
+    outside = tmp_path / "outside"
+    (outside / "b").mkdir(parents=True)
+    (outside / "b" / "secret.json").write_text("{}")
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert first == deep / "a" / "first.json"
+    os.rename(deep, tmp_path / "moved")
+    os.symlink(outside, deep, target_is_directory=True)
+    assert list(walk) == []
+
+
+def test_a_directory_not_opened_for_want_of_descriptors_is_an_error_not_left_out(tmp_path: Path):
+    """Out of descriptors (a limit lower than the levels the walk holds), a directory the
+    walk cannot open is reported as an error in place: a run never passes over it as if
+    it were not there."""
+    resource = pytest.importorskip("resource")
+    root = tmp_path / "repo"
+    root.mkdir()
+    _nested(root, 40)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 16
+    resource.setrlimit(resource.RLIMIT_NOFILE, (opened + 6, hard))
+    try:
+        found = list(iter_files([root], root=root))
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    errors = [(path, error) for path, error in found if error is not None]
+    assert errors and all(error.code == "io" for _, error in errors)
+    assert all(path.is_dir() for path, _ in errors)
