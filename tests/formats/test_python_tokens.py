@@ -304,6 +304,13 @@ def test_each_refusal_is_placed_and_named_as_the_libcst_reader_does(value: str) 
     assert_same(f"CASES = [{{'name': 'a'}}, {value}]\n".encode())
 
 
+@pytest.mark.parametrize("target", ["(CASES) = ", "((CASES)) = ", "A = (CASES) = ", "CASES = (A) = "])
+def test_a_name_in_parentheses_is_bound_as_libcst_binds_it(target: str) -> None:
+    raw = f'{target}[{{"name": "a", "user_intent": "b", "expected_posture": "c"}}]\nX = {{"cases": 1}}\n'.encode()
+    assert_same(raw)
+    assert [unit[0] for unit in reading(raw, lean=True)[4]] == ["CASES"]
+
+
 # -- the switch ------------------------------------------------------------------------
 
 
