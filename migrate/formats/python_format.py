@@ -507,9 +507,10 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
         return True
     if names:
         alternatives = "|".join(re.escape(name) for name in names)
-        # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`).
-        # Python's indentation may hold form feeds (a page break before a binding).
-        if re.search(rf"(?m)(?:^|[;=])[ \t\f]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
+        # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`),
+        # in parentheses or not (`(CASES) = ...`), before a line continuation or not. Python's
+        # indentation may hold form feeds (a page break before a binding).
+        if re.search(rf"(?m)(?:^|[;=])[ \t\f(]*(?:{alternatives})[\s)\\]*(?::[^=\n]*)?=", text):
             return True
     return False
 

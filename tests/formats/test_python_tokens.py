@@ -331,6 +331,15 @@ def test_a_refusal_on_a_line_indented_with_a_form_feed_is_placed_in_the_text(val
     assert reading(duplicate, lean=False)[:4] == ("error", "duplicate_key", 1, 4 + len('CASES = [{"name": 1, ') + 1)
 
 
+@pytest.mark.parametrize("target", ["(CASES) = ", "((CASES)) = ", "CASES \\\n    = ", "A = (CASES) = "])
+def test_a_binding_the_quick_check_must_not_miss(target: str) -> None:
+    """A module is parsed only when its text may hold a fixture; a case list bound in
+    parentheses or across a line continuation is one, with no other mention of it."""
+    raw = f'{target}[{{"name": "a", "user_intent": "b", "expected_posture": "c"}}]\n'.encode()
+    assert_same(raw)
+    assert [unit[0] for unit in reading(raw, lean=False)[4]] == ["CASES"]
+
+
 # -- the switch ------------------------------------------------------------------------
 
 
