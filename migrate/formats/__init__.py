@@ -106,12 +106,13 @@ def size_variable(syntax: str) -> str:
 
 
 MAX_NODES = 1_000_000
-"""The most values a YAML document's aliases may add to those it writes out (a "billion
-laughs" guard; the values written are bounded by the file's size limit)."""
+"""The most values the aliases of a YAML stream (all its documents) may add to those it
+writes out (a "billion laughs" guard; the values written are bounded by the file's size
+limit)."""
 
 MAX_EXPANDED_CHARS = 16 * 1024 * 1024
-"""The most characters of scalar text (keys and values) a YAML document's aliases may add
-to the text it writes out: one long anchored string aliased a few thousand times stays far under
+"""The most characters of scalar text (keys and values) the aliases of a YAML stream (all its
+documents) may add to the text it writes out: one long anchored string aliased a few thousand times stays far under
 `MAX_NODES` and would still take gigabytes once copied out (16 Mi, the largest file read)."""
 
 MAX_INT_DIGITS = 4300

@@ -153,15 +153,21 @@ class _Reader:
             end = self.text.find(")", end) + 1
         return start, end
 
-    def refuse(self, node: cst.CSTNode, what: str | None = None) -> FixtureError:
+    def place(self, node: cst.CSTNode) -> tuple[int, int]:
+        """The 1-based line and column of a node's start in `text` (libcst's column, less
+        the white space it drops on a line that holds a form feed)."""
         where = self.positions[node].start
+        return where.line, self.offset(where.line, where.column) - self.line_starts[where.line - 1] + 1
+
+    def refuse(self, node: cst.CSTNode, what: str | None = None) -> FixtureError:
+        line, column = self.place(node)
         what = what or _kind(node)
         return FixtureError(
             f"{what} is not a literal; a fixture literal holds only strings, numbers, True/False/None, "
             "lists and dicts (the module is never run)",
             code="not_a_literal",
-            line=where.line,
-            column=where.column + 1,
+            line=line,
+            column=column,
         )
 
     def string(self, node: cst.CSTNode) -> str:
@@ -187,8 +193,7 @@ class _Reader:
             value = int(text, 0)
             too_long = abs(value) >= _decimal_limit()
         if too_long:
-            where = self.positions[node].start
-            raise integer_too_long(where.line, where.column + 1)
+            raise integer_too_long(*self.place(node))
         return value
 
     def literal(self, node: cst.SimpleString | cst.Float) -> Any:
@@ -198,18 +203,16 @@ class _Reader:
         try:
             value = ast.literal_eval(node.value)
         except (SyntaxError, ValueError) as error:
-            where = self.positions[node].start
+            line, column = self.place(node)
             message = str(error.msg if isinstance(error, SyntaxError) else error)
-            raise FixtureError(
-                f"invalid Python: {message}", code="invalid_python", line=where.line, column=where.column + 1
-            ) from None
+            raise FixtureError(f"invalid Python: {message}", code="invalid_python", line=line, column=column) from None
         if type(value) is str and LONE_SURROGATE.search(value):
-            where = self.positions[node].start
+            line, column = self.place(node)
             raise FixtureError(
                 "invalid Python: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
                 code="invalid_python",
-                line=where.line,
-                column=where.column + 1,
+                line=line,
+                column=column,
             )
         return value
 
@@ -232,12 +235,9 @@ class _Reader:
                     found.data[name] = self.build(element.value).data
                     continue
                 if name in found.index:
-                    where = self.positions[key].start
+                    line, column = self.place(key)
                     raise FixtureError(
-                        f"duplicate key {name!r} in one dict",
-                        code="duplicate_key",
-                        line=where.line,
-                        column=where.column + 1,
+                        f"duplicate key {name!r} in one dict", code="duplicate_key", line=line, column=column
                     )
                 knode = PNode(SCALAR, *self.span(key))
                 knode.data = name
@@ -507,9 +507,10 @@ def _mentions(text: str, names: Sequence[str]) -> bool:
         return True
     if names:
         alternatives = "|".join(re.escape(name) for name in names)
-        # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`).
-        # Python's indentation may hold form feeds (a page break before a binding).
-        if re.search(rf"(?m)(?:^|[;=])[ \t\f]*(?:{alternatives})\s*(?::[^=\n]*)?=", text):
+        # At the start of a line, after `;` (`import x; CASES = ...`) or in a chain (`A = CASES = ...`),
+        # in parentheses or not (`(CASES) = ...`), before a line continuation or not. Python's
+        # indentation may hold form feeds (a page break before a binding).
+        if re.search(rf"(?m)(?:^|[;=])[ \t\f(]*(?:{alternatives})[\s)\\]*(?::[^=\n]*)?=", text):
             return True
     return False
 

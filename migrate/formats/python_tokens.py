@@ -300,13 +300,13 @@ class TokenReader:
     def _statement(self) -> Statement | None:
         """One small statement when it is an assignment; left at its end, or where it
         stopped being one."""
-        single = self.type == NAME and self.string not in _KEYWORDS
-        name = self.string
-        count = 0
+        target: list[tuple[int, str]] = []  # its first tokens: enough to tell a plain name
         while not (self.depth == 0 and (self.type in (NEWLINE, ENDMARKER) or self.string in ("=", ":", ";"))):
-            count += 1
+            if len(target) <= 2 * MAX_BRACKETS + 1:
+                target.append((self.type, self.string))
             self.advance()
-        names = [name] if single and count == 1 else []
+        name = _bare_name(target)
+        names = [name] if name is not None else []
         if self._is(":"):
             self.advance()
             while not (self.depth == 0 and (self.type in (NEWLINE, ENDMARKER) or self._is("=") or self._is(";"))):
@@ -355,10 +355,11 @@ class TokenReader:
         (the non-literal read as None, a member with a bad key left out)."""
         mark = self._mark()
         start, line, col, level = self.start, self.line, self.col, self.depth
+        name: str | None = None
         first_line, first_col = line, col
         kind, string = self.type, self.string
         if kind == OP and string in _OPENERS:
-            node, cls, line, col = self._group()
+            node, cls, line, col, name = self._group()
             items = [("atom", "")]
         elif kind in (STRING, FSTRING_START):
             node, cls = self._strings()
@@ -390,7 +391,7 @@ class TokenReader:
         else:
             node, cls, items = None, "", []
         if cls and self._ends():
-            return node, cls, line, col, None
+            return node, cls, line, col, name  # a name in parentheses may be a target (`A = (B) = ...`)
         if self.depth < level or (not items and self._ends()):
             raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
         cls, callee = self._rest(items, level)
@@ -560,22 +561,23 @@ class TokenReader:
                 raise Unreadable("unclosed f-string")
             self.advance()
 
-    def _group(self) -> tuple[PNode | None, str, int, int]:
-        """A bracketed expression, from its opening bracket: `(node, class, own line, own column)`."""
+    def _group(self) -> tuple[PNode | None, str, int, int, str | None]:
+        """A bracketed expression, from its opening bracket: `(node, class, own line, own
+        column, name)`, `name` the identifier of a bare name in parentheses."""
         opener, lb, line, col, level = self.string, self.start, self.line, self.col, self.depth
         mark = self._mark()
         self.advance()
         if opener == "[":
             found = self._sequence(lb, level, "]", "ListComp", mark, (line, col))
-            return found, "List" if found is not None else "ListComp", line, col
+            return found, "List" if found is not None else "ListComp", line, col, None
         if opener == "{":
-            return self._braces(lb, level, mark, line, col)
+            return *self._braces(lb, level, mark, line, col), None
         own = (self.line, self.col)
         if self._is(")"):
-            return self._sequence(lb, level, ")", "", mark, own), "Tuple", *own
+            return self._sequence(lb, level, ")", "", mark, own), "Tuple", *own, None
         if self._is("*"):
-            return self._sequence(lb, level, ")", "", mark, own), "Tuple", *own
-        node, cls, inner_line, inner_col, _ = self.value()
+            return self._sequence(lb, level, ")", "", mark, own), "Tuple", *own, None
+        node, cls, inner_line, inner_col, name = self.value()
         if self._is(")"):  # parentheses around one expression
             if node is not None:
                 node.start = lb
@@ -583,14 +585,14 @@ class TokenReader:
                 if self._string_entry[0] is node and self._string_entry[1] < len(self.strings):
                     self.strings[self._string_entry[1]] = (lb, self.end)
             self.advance()
-            return node, cls, inner_line, inner_col
+            return node, cls, inner_line, inner_col, name
         if self.type == NAME and self.string in ("for", "async"):
             self._override(mark, not_a_literal(kind_name("GeneratorExp"), *own))
             self._skip_group(level)
-            return None, "GeneratorExp", *own
+            return None, "GeneratorExp", *own, None
         if not self._is(","):
             raise Unreadable(f"unexpected {self.string!r} at line {self.line}")
-        return self._sequence(lb, level, ")", "", mark, own, (node, cls)), "Tuple", *own
+        return self._sequence(lb, level, ")", "", mark, own, (node, cls)), "Tuple", *own, None
 
     def _sequence(
         self,
@@ -710,6 +712,20 @@ class TokenReader:
         if not self._is(string):
             raise Unreadable(f"expected {string!r}, found {self.string!r} at line {self.line}")
         self.advance()
+
+
+def _bare_name(tokens: list[tuple[int, str]]) -> str | None:
+    """The identifier of an assignment target that is a plain name, in any number of
+    parentheses (`CASES`, `(CASES)`: libcst's `Name`, its parentheses aside); else None."""
+    opened = 0
+    while opened < len(tokens) and tokens[opened] == (OP, "("):
+        opened += 1
+    if len(tokens) != 2 * opened + 1:
+        return None
+    kind, string = tokens[opened]
+    if kind != NAME or string in _KEYWORDS or any(token != (OP, ")") for token in tokens[opened + 1 :]):
+        return None
+    return string
 
 
 def _classify(items: list[tuple[str, str]]) -> str:

@@ -18,8 +18,8 @@ constructors, so that:
 - keys are strings, a key repeated in one mapping is refused (`duplicate_key`),
   `<<` merge keys are applied as YAML readers apply them, and aliases share
   their anchor's value (a recursive alias, or aliases that would add more than
-  `MAX_NODES` values or `MAX_EXPANDED_CHARS` characters to what the document
-  writes out, are refused).
+  `MAX_NODES` values or `MAX_EXPANDED_CHARS` characters to what the stream
+  writes out, in all its documents, are refused).
 
 Each document of a stream whose root is a mapping is a `Unit` (labelled
 "document N" in a stream of several); a document that is a list of mappings is a
@@ -103,6 +103,11 @@ class _Composer:
         # alias): the alias guards bound what aliases add to these.
         self.written = 0
         self.written_chars = 0
+        # What aliases added in the documents before the current one: the guards bound the
+        # whole stream (a file of many small documents each adding nearly the limit would
+        # otherwise take hours to read).
+        self.added = 0
+        self.added_chars = 0
 
     def error(self, message: str, offset: int, code: str) -> FixtureError:
         line, col = line_col(self.text, offset)
@@ -122,6 +127,9 @@ class _Composer:
                 self.written = self.written_chars = 0
                 continue
             if kind is ev.DocumentEndEvent:
+                if root is not None:
+                    self.added += max(0, root.size - self.written)
+                    self.added_chars += max(0, root.weight - self.written_chars)
                 self.docs.append(YamlDoc(len(self.docs) + 1, root))
                 continue
             if kind in (ev.MappingEndEvent, ev.SequenceEndEvent):
@@ -254,15 +262,17 @@ class _Composer:
         parent.weight += node.weight
         # What aliases add is bounded, not what the document writes out (the file's size
         # limit bounds that): a subtree holds at most the values written so far plus
-        # what aliases added.
-        if parent.size > MAX_NODES + self.written:
+        # what aliases added, less what they added in the documents before.
+        if parent.size > MAX_NODES - self.added + self.written:
             raise self.error(
-                f"the document expands to more than {MAX_NODES:,} values through its aliases", node.start, "too_large"
+                f"the document expands to more than {MAX_NODES:,} values through its aliases{self._before()}",
+                node.start,
+                "too_large",
             )
-        if parent.weight > MAX_EXPANDED_CHARS + self.written_chars:
+        if parent.weight > MAX_EXPANDED_CHARS - self.added_chars + self.written_chars:
             raise self.error(
-                f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases "
-                f"({len(self.text):,} in the file); a fixed limit: alias long text less often",
+                f"the document expands to more than {MAX_EXPANDED_CHARS:,} characters of text through its aliases"
+                f"{self._before()} ({len(self.text):,} in the file); a fixed limit: alias long text less often",
                 node.start,
                 "too_large",
             )
@@ -319,6 +329,10 @@ class _Composer:
         else:
             parent.index[name] = position
         return None
+
+    def _before(self) -> str:
+        """What a guard's refusal adds when the documents before counted against it."""
+        return " (with the documents before it)" if self.added or self.added_chars else ""
 
     def first_dash(self, offset: int) -> int:
         """The `-` of the first item of a block sequence whose event starts at `offset`

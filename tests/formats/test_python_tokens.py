@@ -304,6 +304,42 @@ def test_each_refusal_is_placed_and_named_as_the_libcst_reader_does(value: str) 
     assert_same(f"CASES = [{{'name': 'a'}}, {value}]\n".encode())
 
 
+@pytest.mark.parametrize("target", ["(CASES) = ", "((CASES)) = ", "A = (CASES) = ", "CASES = (A) = "])
+def test_a_name_in_parentheses_is_bound_as_libcst_binds_it(target: str) -> None:
+    raw = f'{target}[{{"name": "a", "user_intent": "b", "expected_posture": "c"}}]\nX = {{"cases": 1}}\n'.encode()
+    assert_same(raw)
+    assert [unit[0] for unit in reading(raw, lean=True)[4]] == ["CASES"]
+
+
+@pytest.mark.parametrize(
+    ("value", "code"),
+    [
+        ("f(1)", "not_a_literal"),
+        ("1" * 4301, "integer_too_long"),
+        ('"\\x4"', "invalid_python"),
+        ('"\\ud800"', "invalid_python"),
+    ],
+)
+def test_a_refusal_on_a_line_indented_with_a_form_feed_is_placed_in_the_text(value: str, code: str) -> None:
+    """libcst drops the white space before a statement that holds a form feed; a refusal
+    on that line is placed where the text has it, by both readers."""
+    raw = f'\f  \fCASES = [{{"name": {value}}}]\n'.encode()
+    assert_same(raw)
+    assert reading(raw, lean=False)[:4] == ("error", code, 1, 4 + len('CASES = [{"name": ') + 1)
+    duplicate = b'\f  \fCASES = [{"name": 1, "name": 2}]\n'
+    assert_same(duplicate)
+    assert reading(duplicate, lean=False)[:4] == ("error", "duplicate_key", 1, 4 + len('CASES = [{"name": 1, ') + 1)
+
+
+@pytest.mark.parametrize("target", ["(CASES) = ", "((CASES)) = ", "CASES \\\n    = ", "A = (CASES) = "])
+def test_a_binding_the_quick_check_must_not_miss(target: str) -> None:
+    """A module is parsed only when its text may hold a fixture; a case list bound in
+    parentheses or across a line continuation is one, with no other mention of it."""
+    raw = f'{target}[{{"name": "a", "user_intent": "b", "expected_posture": "c"}}]\n'.encode()
+    assert_same(raw)
+    assert [unit[0] for unit in reading(raw, lean=False)[4]] == ["CASES"]
+
+
 # -- the switch ------------------------------------------------------------------------
 
 

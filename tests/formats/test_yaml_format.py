@@ -716,3 +716,28 @@ def test_the_alias_guards_bound_what_aliases_add_not_what_the_file_writes(monkey
             compose(text, tree=tree)
         assert caught.value.code == "too_large" and message in caught.value.message
         assert caught.value.line == 2
+
+
+@pytest.mark.parametrize("tree", [True, False])
+def test_the_alias_guards_bound_a_whole_stream_not_each_document(monkeypatch, tree):
+    """A stream of documents, each under the guards, must not add more than the guards
+    allow in all: a 16 MiB file of small documents each adding nearly a million values
+    through aliases would take hours to read (about 0.3 s a document)."""
+    from fixture_migrate.errors import FixtureError
+    from fixture_migrate.formats import yaml_format
+    from fixture_migrate.formats.yaml_format import compose
+
+    monkeypatch.setattr(yaml_format, "MAX_NODES", 100)
+    monkeypatch.setattr(yaml_format, "MAX_EXPANDED_CHARS", 1000)
+    items = "[" + ", ".join(["x"] * 30) + "]"
+    values = f"a: &a {items}\nb: *a\n"  # the alias adds 31 values
+    chars = "a: &a " + "y" * 300 + "\nb: *a\n"  # it adds 300 characters
+    for document, message in [(values, "values through"), (chars, "characters of text through")]:
+        docs, _ = compose("---\n" + document, tree=tree)
+        assert docs[0].root is not None
+        docs, _ = compose("---\n" + "---\n".join([document] * 3), tree=tree)  # 93 values, 900 characters
+        assert len(docs) == 3
+        with pytest.raises(FixtureError) as caught:
+            compose("---\n" + "---\n".join([document] * 4), tree=tree)
+        assert caught.value.code == "too_large" and message in caught.value.message
+        assert caught.value.line == 3 * 3 + 3, "placed at the alias that passes the limit, in the fourth document"
