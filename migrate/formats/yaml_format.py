@@ -200,8 +200,12 @@ class _Composer:
         self.written += 1
         self.written_chars += len(event.value or "")
         end = event.end_mark.index
-        if self.text.find("#", node.start, end) != -1:  # only there can a `#` not start a comment
-            self.scalar_spans.append((node.start, end))
+        start = node.start
+        if node.style in ("|", ">"):  # a comment may end the header line (`key: | # note`)
+            header_end = self.text.find("\n", start, end)
+            start = end if header_end == -1 else header_end + 1
+        if self.text.find("#", start, end) != -1:  # only there can a `#` not start a comment
+            self.scalar_spans.append((start, end))
         if node.style in ("|", ">"):
             end = self.block_scalar_end(node.start, end)
         node.end = end

@@ -670,6 +670,14 @@ def test_a_comment_after_a_scalar_holding_a_hash_is_counted():
     assert comments(text, spans) == {"# after c": 1, "# after d": 1, "# w # x": 1}
 
 
+def test_a_comment_on_a_block_scalar_header_is_counted():
+    from fixture_migrate.formats.yaml_format import comments, compose
+
+    text = "a: | # note\n  text # not a comment\nb: >- # folded\n  x\nc: &k |+  # kept\n  #y\n"
+    _, spans = compose(text)
+    assert comments(text, spans) == {"# note": 1, "# folded": 1, "# kept": 1}
+
+
 def test_a_rendered_document_composes_its_span_tree_again_when_asked():
     """`render` lets the span trees go before the checks; `locate`, `docs` and another
     `render` compose them again and answer as before."""
