@@ -73,7 +73,7 @@ class GitIgnore:
         if directory not in self._specs:
             spec = self._read(directory / ".gitignore", dir_fd=dir_fd)
             if directory == self.root:
-                exclude = self._read(directory / ".git" / "info" / "exclude", follow=True)
+                exclude = self._read(_git_dir(directory) / "info" / "exclude", follow=True)
                 spec = [s for s in (exclude, spec) if s is not None] or None
             else:
                 spec = [spec] if spec is not None else None
@@ -158,3 +158,23 @@ class GitIgnore:
                         decision = result.include
             directory = directory / parts[depth]
         return bool(decision)
+
+
+def _git_dir(root: Path) -> Path:
+    """The folder holding the repository's `info/exclude`: `root/.git`, or, where `.git`
+    is a file (a linked worktree or a submodule: `gitdir: <path>`), the folder it names,
+    or that folder's common one (its `commondir` file), as git reads it."""
+    dot_git = root / ".git"
+    try:
+        with open(dot_git, "rb") as stream:  # a folder raises IsADirectoryError
+            head = stream.read(4096).decode("utf-8", errors="replace").strip()
+    except OSError:
+        return dot_git
+    if not head.startswith("gitdir:"):
+        return dot_git
+    git_dir = root / head[len("gitdir:") :].strip()
+    try:
+        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return git_dir
+    return git_dir / common if common else git_dir

@@ -347,3 +347,48 @@ def test_a_directory_not_opened_for_want_of_descriptors_is_an_error_not_left_out
     errors = [(path, error) for path, error in found if error is not None]
     assert errors and all(error.code == "io" for _, error in errors)
     assert all(path.is_dir() for path, _ in errors)
+
+
+def test_the_exclude_file_of_a_linked_worktree_is_the_repositorys(tmp_path: Path):
+    """In a linked worktree (`git worktree add`) `.git` is a file naming the worktree's git
+    folder, whose `commondir` leads to the repository's: `info/exclude` is read there, as git
+    reads it."""
+    store = tmp_path / "main" / ".git"
+    (store / "info").mkdir(parents=True)
+    (store / "info" / "exclude").write_text("private.json\n")
+    (store / "worktrees" / "wt").mkdir(parents=True)
+    (store / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    root = tmp_path / "wt"
+    (root / "evals").mkdir(parents=True)
+    (root / ".git").write_text(f"gitdir: {store / 'worktrees' / 'wt'}\n")
+    for name in ("kept.json", "private.json"):
+        (root / "evals" / name).write_text("{}")
+    assert _walk_names(root) == ["evals/kept.json"]
+
+
+def test_the_exclude_file_of_a_real_linked_worktree_is_read(tmp_path: Path):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str, cwd: Path = repo) -> None:
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "init")
+    git("worktree", "add", "-q", str(tmp_path / "wt"))
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("private.json\n")
+    root = tmp_path / "wt"
+    (root / "evals").mkdir()
+    for name in ("kept.json", "private.json"):
+        (root / "evals" / name).write_text("{}")
+    listed = subprocess.run(
+        ["git", "ls-files", "-o", "--exclude-standard"], cwd=root, check=True, capture_output=True, text=True
+    ).stdout.split()
+    assert listed == ["evals/kept.json"]
+    assert _walk_names(root) == listed
