@@ -22,10 +22,17 @@ from fixture_migrate.slots import Record
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_SPANS = LazyRegex(rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:))?|([^\s{{}}\[\],:"]+)|([{{\[])|[}}\]])')
+_OTHER = r'[^\s{}\[\],:"]+'
+_SPANS = LazyRegex(
+    rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:)(?:[ \t\r\n]*(?:({_STRING})|({_OTHER})))?)?'
+    rf'|({_OTHER})|([{{\[])|[}}\]])'
+)
 """One token and the whitespace and commas before it: a string (group 1; with group 2, the
-colon that makes it a key), another scalar (3), an opening bracket (4) or a closing one."""
-_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 3, 4
+colon that makes it a key, and then the key's value when it is a scalar: a string, 3, or
+another scalar, 4), another scalar (5), an opening bracket (6) or a closing one. A member
+with a scalar value is one token: most members of a fixture are."""
+_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 5, 6
+_MEMBER_SCALAR = 4
 _NO_CHILDREN: tuple[JNode, ...] = ()
 """The children of every scalar (shared; a tuple, so nothing can append to it)."""
 _UNICODE_ESCAPE = LazyRegex(r"\\u([0-9a-fA-F]{4})")
@@ -58,6 +65,15 @@ class JNode:
         return self.key_spans[i][0] if self.kind == OBJECT else self.children[i].start
 
 
+class _Scalar(JNode):
+    """A scalar's span: its kind and (no) children are the class's, so that a parse sets
+    only `start` and `end` for the most common node."""
+
+    __slots__ = ()
+    kind = SCALAR  # type: ignore[assignment]
+    children = _NO_CHILDREN  # type: ignore[assignment]
+
+
 def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     """The span tree of the JSON value in `text[offset:end]`, which must be valid JSON.
 
@@ -73,7 +89,7 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     new = JNode.__new__
     for match in _SPANS.finditer(text, offset, len(text) if end is None else end):
         kind = match.lastindex
-        if kind == _KEY:
+        if kind is not None and _KEY <= kind <= _MEMBER_SCALAR:  # a key, perhaps with its scalar value
             key = match.group(1)
             key = json.loads(key) if "\\" in key else key[1:-1]
             index = top.index  # type: ignore[union-attr]
@@ -85,9 +101,10 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             index[key] = len(index)
             top.keys.append(key)  # type: ignore[union-attr]
             top.key_spans.append(match.span(1))  # type: ignore[union-attr]
-            continue
-        if kind == _OPEN:
-            node = JNode(OBJECT if match.group(4) == "{" else ARRAY, match.end() - 1)
+            if kind == _KEY:
+                continue
+        elif kind == _OPEN:
+            node = JNode(OBJECT if match.group(_OPEN) == "{" else ARRAY, match.end() - 1)
             if top is None:
                 root = node
             else:
@@ -95,14 +112,12 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             stack.append(node)
             top = node
             continue
-        if kind is None:  # a closing bracket
+        elif kind is None:  # a closing bracket
             stack.pop().end = match.end()
             top = stack[-1] if stack else None
             continue
-        node = new(JNode)
-        node.kind = SCALAR
+        node = new(_Scalar)  # a member's value (kinds 3 and 4), or not (1 and 5)
         node.start, node.end = match.span(kind)
-        node.children = _NO_CHILDREN  # type: ignore[assignment]
         if top is None:
             root = node
         else:
