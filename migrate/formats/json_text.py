@@ -266,24 +266,25 @@ class JsonWriter:
 
     def node_at(self, path: Path) -> JNode:
         node = self.root
-        for key in path:
-            node = node.child(key)
+        for key in path:  # `JNode.child`, inlined: every source value is found this way
+            node = node.children[node.index[key] if node.kind == OBJECT else key]  # type: ignore[index]
         return node
 
     def render(self, target: Node, indent: str, key: str | None = None, *, inline: bool = False) -> str:
         """The text of `target` written at a place whose line starts with `indent`, as the
         value of member `key` (None for an array item or the root); `inline` keeps new
         containers on one line (inside an object the file writes on one line)."""
-        if isinstance(target, Src):
-            node = self.node_at(target.path)
+        kind = target.__class__  # no subclasses: an identity test is the cheapest dispatch
+        if kind is Src:
+            node = self.node_at(target.path)  # type: ignore[union-attr]
             if self.expand and node.kind != SCALAR:
-                return self.render(_as_new(node, target.path), indent, key, inline=inline)
+                return self.render(_as_new(node, target.path), indent, key, inline=inline)  # type: ignore[union-attr]
             return self._moved_text(node, indent)
-        if isinstance(target, Val):
-            return self._value_text(target.value, indent, key, inline)
-        if target.origin is not None and not self.expand:
-            return self._edited(target, self.node_at(target.origin), indent)
-        if isinstance(target, Obj):
+        if kind is Val:
+            return self._value_text(target.value, indent, key, inline)  # type: ignore[union-attr]
+        if target.origin is not None and not self.expand:  # type: ignore[union-attr]
+            return self._edited(target, self.node_at(target.origin), indent)  # type: ignore[arg-type, union-attr]
+        if kind is Obj:
             parts = [f"{self._string(name)}{self.style.colon}" for name, _ in target.members]
             children = [child for _, child in target.members]
             return self._fresh("{", "}", parts, children, indent, [name for name, _ in target.members], inline=inline)
