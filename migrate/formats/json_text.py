@@ -22,10 +22,17 @@ from fixture_migrate.slots import Record
 SCALAR, OBJECT, ARRAY = 0, 1, 2
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_SPANS = LazyRegex(rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:))?|([^\s{{}}\[\],:"]+)|([{{\[])|[}}\]])')
+_OTHER = r'[^\s{}\[\],:"]+'
+_SPANS = LazyRegex(
+    rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:)(?:[ \t\r\n]*(?:({_STRING})|({_OTHER})))?)?'
+    rf'|({_OTHER})|([{{\[])|[}}\]])'
+)
 """One token and the whitespace and commas before it: a string (group 1; with group 2, the
-colon that makes it a key), another scalar (3), an opening bracket (4) or a closing one."""
-_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 3, 4
+colon that makes it a key, and then the key's value when it is a scalar: a string, 3, or
+another scalar, 4), another scalar (5), an opening bracket (6) or a closing one. A member
+with a scalar value is one token: most members of a fixture are."""
+_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 5, 6
+_MEMBER_SCALAR = 4
 _NO_CHILDREN: tuple[JNode, ...] = ()
 """The children of every scalar (shared; a tuple, so nothing can append to it)."""
 _UNICODE_ESCAPE = LazyRegex(r"\\u([0-9a-fA-F]{4})")
@@ -58,6 +65,15 @@ class JNode:
         return self.key_spans[i][0] if self.kind == OBJECT else self.children[i].start
 
 
+class _Scalar(JNode):
+    """A scalar's span: its kind and (no) children are the class's, so that a parse sets
+    only `start` and `end` for the most common node."""
+
+    __slots__ = ()
+    kind = SCALAR  # type: ignore[assignment]
+    children = _NO_CHILDREN  # type: ignore[assignment]
+
+
 def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     """The span tree of the JSON value in `text[offset:end]`, which must be valid JSON.
 
@@ -73,7 +89,7 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     new = JNode.__new__
     for match in _SPANS.finditer(text, offset, len(text) if end is None else end):
         kind = match.lastindex
-        if kind == _KEY:
+        if kind is not None and _KEY <= kind <= _MEMBER_SCALAR:  # a key, perhaps with its scalar value
             key = match.group(1)
             key = json.loads(key) if "\\" in key else key[1:-1]
             index = top.index  # type: ignore[union-attr]
@@ -85,9 +101,10 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             index[key] = len(index)
             top.keys.append(key)  # type: ignore[union-attr]
             top.key_spans.append(match.span(1))  # type: ignore[union-attr]
-            continue
-        if kind == _OPEN:
-            node = JNode(OBJECT if match.group(4) == "{" else ARRAY, match.end() - 1)
+            if kind == _KEY:
+                continue
+        elif kind == _OPEN:
+            node = JNode(OBJECT if match.group(_OPEN) == "{" else ARRAY, match.end() - 1)
             if top is None:
                 root = node
             else:
@@ -95,14 +112,12 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             stack.append(node)
             top = node
             continue
-        if kind is None:  # a closing bracket
+        elif kind is None:  # a closing bracket
             stack.pop().end = match.end()
             top = stack[-1] if stack else None
             continue
-        node = new(JNode)
-        node.kind = SCALAR
+        node = new(_Scalar)  # a member's value (kinds 3 and 4), or not (1 and 5)
         node.start, node.end = match.span(kind)
-        node.children = _NO_CHILDREN  # type: ignore[assignment]
         if top is None:
             root = node
         else:
@@ -251,24 +266,25 @@ class JsonWriter:
 
     def node_at(self, path: Path) -> JNode:
         node = self.root
-        for key in path:
-            node = node.child(key)
+        for key in path:  # `JNode.child`, inlined: every source value is found this way
+            node = node.children[node.index[key] if node.kind == OBJECT else key]  # type: ignore[index]
         return node
 
     def render(self, target: Node, indent: str, key: str | None = None, *, inline: bool = False) -> str:
         """The text of `target` written at a place whose line starts with `indent`, as the
         value of member `key` (None for an array item or the root); `inline` keeps new
         containers on one line (inside an object the file writes on one line)."""
-        if isinstance(target, Src):
-            node = self.node_at(target.path)
+        kind = target.__class__  # no subclasses: an identity test is the cheapest dispatch
+        if kind is Src:
+            node = self.node_at(target.path)  # type: ignore[union-attr]
             if self.expand and node.kind != SCALAR:
-                return self.render(_as_new(node, target.path), indent, key, inline=inline)
+                return self.render(_as_new(node, target.path), indent, key, inline=inline)  # type: ignore[union-attr]
             return self._moved_text(node, indent)
-        if isinstance(target, Val):
-            return self._value_text(target.value, indent, key, inline)
-        if target.origin is not None and not self.expand:
-            return self._edited(target, self.node_at(target.origin), indent)
-        if isinstance(target, Obj):
+        if kind is Val:
+            return self._value_text(target.value, indent, key, inline)  # type: ignore[union-attr]
+        if target.origin is not None and not self.expand:  # type: ignore[union-attr]
+            return self._edited(target, self.node_at(target.origin), indent)  # type: ignore[arg-type, union-attr]
+        if kind is Obj:
             parts = [f"{self._string(name)}{self.style.colon}" for name, _ in target.members]
             children = [child for _, child in target.members]
             return self._fresh("{", "}", parts, children, indent, [name for name, _ in target.members], inline=inline)

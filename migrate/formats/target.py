@@ -132,19 +132,34 @@ _NO_KEY = object()
 def count_extension_moves(node: Node, at: Path = ()) -> int:
     """How many source values the target moves under an `extensions` object from elsewhere
     (the "fields moved to extensions" of a migration summary); `at` is `node`'s target path."""
-    # Iterative, carrying only the last two keys of each target path: a value is moved in
-    # when the key above its own is `extensions` (and it was not under one already).
-    none = _NO_KEY
+    # Iterative: a value is moved in when the container holding it is the value of a member
+    # named `extensions` (and it was not under one already), so only containers go on the
+    # stack, each with its own key; the values they hold are judged where they are met.
+    if node.__class__ is Src:
+        source = node.path  # type: ignore[union-attr]
+        moved = len(at) >= 2 and at[-2] == "extensions" and not (len(source) >= 2 and source[-2] == "extensions")
+        return 1 if moved else 0
     count = 0
-    stack = [(node, at[-1] if at else none, at[-2] if len(at) >= 2 else none)]
+    stack = [(node, at[-1] if at else _NO_KEY)]
+    push, pop = stack.append, stack.pop
     while stack:
-        current, last, above = stack.pop()
-        if isinstance(current, Src):
-            source = current.path
-            if above == "extensions" and not (len(source) >= 2 and source[-2] == "extensions"):
-                count += 1
-        elif isinstance(current, Obj):
-            stack.extend((child, key, last) for key, child in current.members)
-        elif isinstance(current, Arr):
-            stack.extend((child, i, last) for i, child in enumerate(current.items))
+        current, last = pop()
+        kind = current.__class__
+        if kind is Obj:
+            pairs: Any = current.members  # type: ignore[union-attr]
+        elif kind is Arr:
+            pairs = enumerate(current.items)  # type: ignore[union-attr]
+        else:
+            continue
+        into = last == "extensions"
+        for key, child in pairs:
+            child_kind = child.__class__
+            if child_kind is Src:
+                if into:
+                    source = child.path
+                    if not (len(source) >= 2 and source[-2] == "extensions"):
+                        count += 1
+            elif child_kind is Obj or child_kind is Arr:
+                push((child, key))
     return count
+
