@@ -46,7 +46,9 @@ its files (`hold_directory`): a read of such a file meanwhile opens it relative 
 descriptor (`O_NOFOLLOW`), one open instead of a walk from the root per file. What it
 reads is still in the directory the walk reached without following any symlink; a
 file there that is a symlink, or any failure, takes the full path above. Writes
-always walk from the root again.
+always walk from the root again. A worker process, which holds none of the walk's
+directories, keeps the last few it opened for reads the same way (`keep_directories`),
+and also checks before each read through one that its path still leads to it.
 
 Reads (`read_fixture`): only a regular file is read (a named pipe or a device
 named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
