@@ -46,7 +46,9 @@ its files (`hold_directory`): a read of such a file meanwhile opens it relative 
 descriptor (`O_NOFOLLOW`), one open instead of a walk from the root per file. What it
 reads is still in the directory the walk reached without following any symlink; a
 file there that is a symlink, or any failure, takes the full path above. Writes
-always walk from the root again.
+always walk from the root again. A worker process, which holds none of the walk's
+directories, keeps the last few it opened for reads the same way (`keep_directories`),
+and also checks before each read through one that its path still leads to it.
 
 Reads (`read_fixture`): only a regular file is read (a named pipe or a device
 named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
@@ -574,6 +576,110 @@ def _open_held(path: Path, root: Path) -> int | None:
         return None
 
 
+# --- directories a worker keeps open between reads ---------------------------------------
+
+KEPT_DIRECTORIES = 4
+"""How many directories, at most, a process that keeps them (`keep_directories`) holds open
+between reads: the ones it read from last."""
+
+_KEPT: dict[tuple[str, str], tuple[int, int, int]] = {}
+"""Per (real directory, real root), oldest first: the descriptor `open_directory` opened on it
+under that root, and the (device, inode) it had then."""
+
+_KEEPING = False
+
+
+def keep_directories(keep: bool = True) -> None:
+    """Whether reads under a root (`read_fixture`, `read_head`) in this process keep the
+    directories they open (the last `KEPT_DIRECTORIES` of them), so that the next read of a
+    file in the same directory opens only the file. For a worker process that reads files
+    a walk elsewhere found (`parallel.ordered_map`), directory after directory; writes never
+    use them. Turned off, every kept directory is closed; a forked child keeps none.
+
+    A kept directory was opened by `open_directory`: one `O_NOFOLLOW` open below the other
+    from the pinned root, as the walk's held directories (`hold_directory`) are. A read
+    through one checks, as a read through a held directory does, that the root is still the
+    directory pinned; and, beyond that, that the directory's real path still leads to the
+    very directory kept (an `lstat` against the `fstat` taken when it was opened), so a
+    directory renamed away (outside the root, say) or replaced is not read from again. The
+    file is then opened relative to it with `O_NOFOLLOW`: a symlinked file, or any failure,
+    takes the full walk from the root, which decides and says why. A swap after the check
+    leaves the read in the directory the walk reached without following any symlink."""
+    global _KEEPING
+    _KEEPING = keep
+    if not keep:
+        forget_kept_directories()
+
+
+def forget_kept_directories() -> None:
+    """Close every directory kept by `keep_directories`."""
+    while _KEPT:
+        _, (fd, _, _) = _KEPT.popitem()
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _forget_kept_in_child() -> None:
+    # A forked child closes its copies of the parent's descriptors and starts with none.
+    global _KEEPING
+    forget_kept_directories()
+    _KEEPING = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_kept_in_child)
+
+
+def _open_kept(target: Path, root: Path) -> int | None:
+    """A read-only descriptor of the file `target` (a real path, as `resolve_target` gives
+    it) opened relative to its kept directory, or None (none kept, or it no longer passes
+    the checks of `keep_directories`, or the open fails: the full walk then decides)."""
+    directory, _, name = os.fspath(target).rpartition(os.sep)
+    real = real_root(root)
+    key = (directory, real)
+    kept = _KEPT.get(key)
+    if kept is None:
+        return None
+    fd, device, inode = kept
+    try:
+        info = os.stat(real)
+        if _ROOT_IDS.get(real) == (info.st_dev, info.st_ino):
+            info = os.stat(directory, follow_symlinks=False)
+            if (info.st_dev, info.st_ino) == (device, inode):
+                return os.open(name, _READ_FLAGS, dir_fd=fd)
+    except OSError:
+        pass
+    del _KEPT[key]
+    os.close(fd)
+    return None
+
+
+def _keep(directory: Directory) -> None:
+    """Keep `directory` (just opened by `open_directory` under its root) for the next reads;
+    it is no longer the caller's to close. The oldest kept directory beyond
+    `KEPT_DIRECTORIES` is closed."""
+    if directory.root is None or directory.fd < 0:
+        return
+    real = real_root(directory.root)
+    if real == os.sep or not is_inside(directory.path, real):
+        return  # opened from `/`, not under the root rule
+    try:
+        info = os.fstat(directory.fd)
+    except OSError:
+        return
+    key = (directory.path, real)
+    old = _KEPT.pop(key, None)
+    if old is not None:
+        os.close(old[0])
+    _KEPT[key] = (directory.fd, info.st_dev, info.st_ino)
+    directory.fd = -1
+    while len(_KEPT) > KEPT_DIRECTORIES:
+        oldest = next(iter(_KEPT))
+        os.close(_KEPT.pop(oldest)[0])
+
+
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
@@ -707,14 +813,21 @@ def _open_for_reading(path: Path, root: Path | None) -> int:
         if fd is not None:
             return fd
     target = resolve_target(path, root)
+    if _KEPT:
+        fd = _open_kept(target, root)
+        if fd is not None:
+            return fd
     with open_directory(target.parent, root) as directory:
         try:
-            return _open_file(directory, target.name)
+            fd = _open_file(directory, target.name)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 resolve_target(path, root)  # a symlink leading outside now: symlink_outside_repo
                 raise _changed() from None
             raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+        if _KEEPING:
+            _keep(directory)
+        return fd
 
 
 # --- hard links ------------------------------------------------------------------------

@@ -1,0 +1,203 @@
+"""A worker's kept directories (`writes.keep_directories`): the root rule holds for every
+read through one, no descriptor leaks, and a forked child keeps none."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.migration import writes
+from fixture_migrate.migration.parallel import ordered_map
+from fixture_migrate.migration.writes import keep_directories, pin_root, read_fixture, write_atomic
+
+
+@pytest.fixture(autouse=True)
+def _keeping() -> Iterator[None]:
+    keep_directories()
+    yield
+    keep_directories(False)
+
+
+def _tree(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """`(root, evals, outside)`: two fixtures in `root/evals`, files of the same names outside."""
+    root = tmp_path / "repo"
+    evals = root / "evals"
+    evals.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.json", "b.json"):
+        (evals / name).write_text('{"inside": true}')
+        (outside / name).write_text('{"secret": "outside"}')
+    pin_root(root)
+    return root, evals, outside
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_read_keeps_its_directory_and_the_next_read_there_opens_only_the_file(tmp_path: Path, monkeypatch):
+    root, evals, _ = _tree(tmp_path)
+    assert read_fixture(evals / "a.json", root=root) == b'{"inside": true}'
+    assert (str(evals.resolve()), writes.real_root(root)) in writes._KEPT
+    walked = []
+    real_open_directory = writes.open_directory
+    monkeypatch.setattr(writes, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
+    assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
+    assert walked == []
+
+
+def test_a_kept_directory_swapped_for_a_symlink_between_two_reads_is_never_followed(tmp_path: Path):
+    """As the walk's held directories: `evals`, kept after the first read, is swapped for a
+    symlink leading outside before the second; that read never reaches outside the root."""
+    root, evals, outside = _tree(tmp_path)
+    assert read_fixture(evals / "a.json", root=root) == b'{"inside": true}'
+    os.rename(evals, root / "moved")
+    os.symlink(outside, evals, target_is_directory=True)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(evals / "b.json", root=root)
+    assert caught.value.code == "symlink_outside_repo"
+    assert writes._KEPT == {}  # the kept directory failed its check: closed
+
+
+def test_a_swap_right_after_the_check_still_reads_the_directory_kept(tmp_path: Path, monkeypatch):
+    """The swap lands between the check of the kept directory and the open of the file: the
+    file is opened relative to the directory reached without following any symlink."""
+    root, evals, outside = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    real_stat = os.stat
+    swapped = []
+
+    def stat(path, *args, **kwargs):
+        info = real_stat(path, *args, **kwargs)
+        if os.fspath(path) == str(evals) and kwargs.get("follow_symlinks") is False and not swapped:
+            os.rename(evals, root / "moved")
+            os.symlink(outside, evals, target_is_directory=True)
+            swapped.append(True)
+        return info
+
+    monkeypatch.setattr(os, "stat", stat)
+    found = read_fixture(evals / "b.json", root=root)
+    assert swapped
+    assert found == b'{"inside": true}'
+
+
+def test_a_kept_directory_renamed_away_is_not_read_from_again(tmp_path: Path):
+    root, evals, outside = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    os.rename(evals, outside / "evals")  # now outside the root
+    evals.mkdir()
+    (evals / "b.json").write_text('{"new": true}')
+    assert read_fixture(evals / "b.json", root=root) == b'{"new": true}'
+
+
+def test_a_symlinked_file_in_a_kept_directory_takes_the_full_walk(tmp_path: Path):
+    root, evals, outside = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    (evals / "b.json").unlink()
+    os.symlink(outside / "b.json", evals / "b.json")
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(evals / "b.json", root=root)
+    assert caught.value.code == "symlink_outside_repo"
+
+
+def test_a_root_replaced_since_it_was_pinned_refuses_a_read_through_a_kept_directory(tmp_path: Path):
+    root, evals, _ = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    os.rename(root, tmp_path / "old")
+    (evals).mkdir(parents=True)
+    (evals / "b.json").write_text('{"swapped": true}')
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(evals / "b.json", root=root)
+    assert caught.value.code == "changed_meanwhile"
+
+
+def test_a_write_never_uses_a_kept_directory(tmp_path: Path, monkeypatch):
+    root, evals, _ = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    walked = []
+    real_open_directory = writes.open_directory
+    monkeypatch.setattr(writes, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
+    write_atomic(evals / "a.json", b'{"written": true}', original=b'{"inside": true}', root=root)
+    assert walked
+    assert (evals / "a.json").read_bytes() == b'{"written": true}'
+
+
+def _many(tmp_path: Path, directories: int) -> tuple[Path, list[Path]]:
+    root = tmp_path / "repo"
+    files = []
+    for n in range(directories):
+        directory = root / "skills" / f"s{n:02d}" / "evals"
+        directory.mkdir(parents=True)
+        for name in ("a.json", "b.json"):
+            (directory / name).write_text("{}")
+            files.append(directory / name)
+    pin_root(root)
+    return root, files
+
+
+def test_kept_directories_are_bounded_and_closed(tmp_path: Path):
+    root, files = _many(tmp_path, 40)
+    keep_directories(False)
+    before = _open_fds()
+    keep_directories()
+    for path in files:
+        assert read_fixture(path, root=root) == b"{}"
+        assert _open_fds() <= before + writes.KEPT_DIRECTORIES
+    assert len(writes._KEPT) == writes.KEPT_DIRECTORIES
+    keep_directories(False)
+    assert _open_fds() == before
+
+
+def _read_and_count(job: tuple[str, str]) -> tuple[bytes, int, int, int]:
+    path, root = job
+    return read_fixture(Path(path), root=Path(root)), _open_fds(), len(writes._KEPT), os.getpid()
+
+
+def _noop() -> None:
+    pass
+
+
+def test_workers_keep_directories_without_leaking_and_the_parent_keeps_none(tmp_path: Path):
+    keep_directories(False)
+    root, files = _many(tmp_path, 60)
+    before = _open_fds()
+    jobs = [(str(path), str(root)) for path in files]
+    results = list(ordered_map(_read_and_count, jobs, jobs=2, initializer=_noop, initargs=()))
+    assert [data for data, _, _, _ in results] == [b"{}"] * len(files)
+    if len(os.sched_getaffinity(0)) > 1:  # the run was spread over workers, which kept directories
+        assert {pid for _, _, _, pid in results} - {os.getpid()}
+        assert max(kept for _, _, kept, _ in results) == writes.KEPT_DIRECTORIES
+    # In each process, the descriptors open beyond those kept stay the same: none leaks.
+    beyond: dict[int, set[int]] = {}
+    for _, fds, kept, pid in results:
+        beyond.setdefault(pid, set()).add(fds - kept)
+    assert all(len(counts) == 1 for counts in beyond.values()), beyond
+    assert _open_fds() == before
+    assert writes._KEPT == {}
+
+
+def test_a_forked_child_keeps_no_directory(tmp_path: Path):
+    root, evals, _ = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    [(fd, _, _)] = writes._KEPT.values()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing kept, the parent's descriptor closed, not keeping
+        try:
+            os.fstat(fd)
+            closed = False
+        except OSError:
+            closed = True
+        ok = not writes._KEPT and closed and not writes._KEEPING
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"
+    os.close(read)
+    os.close(write)
+    assert len(writes._KEPT) == 1
+    os.fstat(fd)  # the parent's is still open
