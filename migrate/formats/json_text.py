@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
-from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val, node_origin
+from fixture_migrate.formats.target import Arr, Node, Obj, Path, Src, Val
 from fixture_migrate.patterns import LazyRegex
 from fixture_migrate.slots import Record
 
