@@ -72,3 +72,23 @@ def test_workers_end_when_the_run_is_killed(tmp_path):
 def test_a_huge_jobs_value_is_capped_at_the_cpus():
     items = list(range(100))
     assert list(ordered_map(_square, items, jobs=10**20, initializer=_noop, initargs=())) == [n * n for n in items]
+
+
+def test_chunks_grow_once_every_worker_has_work():
+    from fixture_migrate.migration.parallel import CHUNK, LARGE_CHUNK, Done, _segments
+
+    items = [*range(CHUNK * 3), Done("x"), *range(LARGE_CHUNK * 2 + 5)]
+    segments = list(_segments(iter(items), CHUNK, grow_after=2))
+    sizes = [(ready, len(chunk)) for ready, chunk in segments]
+    assert sizes == [
+        (False, CHUNK),
+        (False, CHUNK),
+        (False, CHUNK),  # cut short by the known result
+        (True, 1),
+        (False, LARGE_CHUNK),
+        (False, LARGE_CHUNK),
+        (False, 5),
+    ]
+    flat = [value for ready, chunk in segments for value in chunk]
+    assert flat == [item.value if isinstance(item, Done) else item for item in items]
+    assert all(len(chunk) <= LARGE_CHUNK for _, chunk in segments)
