@@ -633,14 +633,15 @@ if hasattr(os, "register_at_fork"):
 
 
 def _open_kept(target: Path, root: Path) -> int | None:
-    """A read-only descriptor of the file `target` (a real path, as `resolve_target` gives
-    it) opened relative to its kept directory, or None (none kept, or it no longer passes
+    """A read-only descriptor of the file `target` (a path as named, or a real path as
+    `resolve_target` gives it: either way only a directory kept under exactly that name is
+    used) opened relative to its kept directory, or None (none kept, or it no longer passes
     the checks of `keep_directories`, or the open fails: the full walk then decides)."""
     directory, _, name = os.fspath(target).rpartition(os.sep)
     real = real_root(root)
     key = (directory, real)
     kept = _KEPT.get(key)
-    if kept is None:
+    if kept is None or name in ("", os.curdir, os.pardir):
         return None
     fd, device, inode = kept
     try:
@@ -812,8 +813,16 @@ def _open_for_reading(path: Path, root: Path | None) -> int:
         fd = _open_held(path, root)
         if fd is not None:
             return fd
-    target = resolve_target(path, root)
     if _KEPT:
+        # A kept directory is named by its real path, as the paths a walk yields usually
+        # are: the path as named is tried first, so that a file read through a kept
+        # directory costs no resolving (the checks of `_open_kept` are the same either way:
+        # its directory still leads to the very directory kept, the file is no symlink).
+        fd = _open_kept(path, root)
+        if fd is not None:
+            return fd
+    target = resolve_target(path, root)
+    if _KEPT and target != path:
         fd = _open_kept(target, root)
         if fd is not None:
             return fd

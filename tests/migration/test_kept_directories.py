@@ -201,3 +201,40 @@ def test_a_forked_child_keeps_no_directory(tmp_path: Path):
     os.close(write)
     assert len(writes._KEPT) == 1
     os.fstat(fd)  # the parent's is still open
+
+
+def test_a_read_named_by_the_real_path_of_a_kept_directory_resolves_nothing(tmp_path: Path, monkeypatch):
+    root, evals, _ = _tree(tmp_path)
+    evals = evals.resolve()
+    read_fixture(evals / "a.json", root=root)
+    resolved = []
+    real_resolve = writes.resolve_target
+    monkeypatch.setattr(writes, "resolve_target", lambda *args: resolved.append(args) or real_resolve(*args))
+    assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
+    assert resolved == []
+
+
+def test_a_symlink_to_a_file_beside_it_in_a_kept_directory_reads_that_file(tmp_path: Path):
+    root, evals, _ = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    (evals / "b.json").unlink()
+    os.symlink("a.json", evals / "b.json")
+    assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
+
+
+def test_a_kept_directory_named_through_a_symlink_inside_the_root_reads_the_same_files(tmp_path: Path):
+    root, evals, _ = _tree(tmp_path)
+    read_fixture(evals / "a.json", root=root)
+    os.symlink(evals, root / "alias", target_is_directory=True)
+    assert read_fixture(root / "alias" / "b.json", root=root) == b'{"inside": true}'
+    assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
+
+
+def test_a_path_ending_in_dotdot_under_a_kept_directory_is_never_opened_through_it(tmp_path: Path):
+    root, evals, _ = _tree(tmp_path)
+    evals = evals.resolve()
+    (evals / "sub").mkdir()
+    read_fixture(evals / "a.json", root=root)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(evals / "sub" / "..", root=root)
+    assert caught.value.code == "not_regular"
