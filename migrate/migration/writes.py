@@ -646,7 +646,7 @@ def _open_kept(target: Path, root: Path) -> int | None:
     fd, device, inode = kept
     try:
         info = os.stat(real)
-        if _ROOT_IDS.get(real) == (info.st_dev, info.st_ino):
+        if _ROOT_IDS.get(real) == (info.st_dev, info.st_ino) and _no_symlink_below(real, directory):
             info = os.stat(directory, follow_symlinks=False)
             if (info.st_dev, info.st_ino) == (device, inode):
                 return os.open(name, _READ_FLAGS, dir_fd=fd)
@@ -655,6 +655,19 @@ def _open_kept(target: Path, root: Path) -> int | None:
     del _KEPT[key]
     os.close(fd)
     return None
+
+
+def _no_symlink_below(real: str, directory: str) -> bool:
+    """True when no directory on the way from the real root `real` down to `directory` (a
+    path under it) is now a symlink. The last one's `lstat` alone follows a symlinked parent:
+    a kept directory whose parent was moved outside the root, a symlink to it left in its
+    place, would still match the directory kept."""
+    prefix = real.rstrip(os.sep)
+    for part in directory[len(prefix) :].split(os.sep)[1:-1]:
+        prefix = prefix + os.sep + part
+        if stat.S_ISLNK(os.stat(prefix, follow_symlinks=False).st_mode):
+            return False
+    return True
 
 
 def _keep(directory: Directory) -> None:

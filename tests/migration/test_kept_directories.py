@@ -238,3 +238,23 @@ def test_a_path_ending_in_dotdot_under_a_kept_directory_is_never_opened_through_
     with pytest.raises(FixtureError) as caught:
         read_fixture(evals / "sub" / "..", root=root)
     assert caught.value.code == "not_regular"
+
+
+def test_a_kept_directory_whose_parent_is_moved_outside_behind_a_symlink_is_never_read(tmp_path: Path):
+    """`evals/deep` is kept; `evals` is then moved outside the root and a symlink to it left in
+    its place. `evals/deep` still lstats as the very directory kept (the symlink is a parent,
+    followed), yet that directory is now outside the root: nothing may be read from it."""
+    root, evals, outside = _tree(tmp_path)
+    deep = evals / "deep"
+    deep.mkdir()
+    (deep / "a.json").write_text('{"inside": true}')
+    (deep / "b.json").write_text('{"inside": true}')
+    root_real = Path(writes.real_root(root))
+    deep_real = root_real / "evals" / "deep"
+    assert read_fixture(deep_real / "a.json", root=root) == b'{"inside": true}'
+    os.rename(evals, outside / "evals")
+    (outside / "evals" / "deep" / "b.json").write_text('{"secret": "outside"}')
+    os.symlink(outside / "evals", evals, target_is_directory=True)
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(deep_real / "b.json", root=root)
+    assert caught.value.code in ("symlink_outside_repo", "changed_meanwhile")
