@@ -55,13 +55,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
         report.found = True
     verb = "updated" if plan.old_bytes is not None else "imported"
     if not (request.diff or request.check):
-        try:
-            make_directories(request.dest.parent, request.repo_root)
-            write_atomic(
-                request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-            )
-        except (FixtureError, OSError) as error:
-            failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
+        if (failure := _write_dest(request, plan)) is not None:
             report.error(shown, failure)
             return report.exit_code
     else:
@@ -132,13 +126,7 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
         if not request.diff:
             report.note(f"would export {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
         return _finish(report, result, emit)
-    try:
-        make_directories(request.dest.parent, request.repo_root)
-        write_atomic(
-            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-        )
-    except (FixtureError, OSError) as error:
-        failure = error if isinstance(error, FixtureError) else FixtureError(f"cannot write: {error}", code="io")
+    if (failure := _write_dest(request, plan)) is not None:
         report.error(shown, failure)
         result["errors"].append({"file": shown, "code": failure.code, "message": failure.message})
         return _finish(report, result, emit)
@@ -152,3 +140,18 @@ def _finish(report: Report, result: dict[str, Any], emit: Emitter) -> int:
     code = report.exit_code
     emit.export_end(result, code)
     return code
+
+
+def _write_dest(request: Any, plan: Any) -> FixtureError | None:
+    """Write `plan.new_bytes` to `request.dest` (its folders made first) under the root
+    rule, atomically, keeping the mode of the file it replaces; the error, if any."""
+    try:
+        make_directories(request.dest.parent, request.repo_root)
+        write_atomic(
+            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
+        )
+    except FixtureError as error:
+        return error
+    except OSError as error:
+        return FixtureError(f"cannot write: {error}", code="io")
+    return None

@@ -85,35 +85,10 @@ CST_MAX = 512 << 10
 """The largest module (in characters) read with libcst when the token reader cannot
 follow it (about 400 MiB at worst); a larger one is refused (`too_large`)."""
 
-_KINDS = {
-    "Call": "a call",
-    "Name": "a name",
-    "Attribute": "an attribute",
-    "Subscript": "a subscript",
-    "BinaryOperation": "an operator expression",
-    "UnaryOperation": "an operator expression",
-    "BooleanOperation": "a boolean expression",
-    "Comparison": "a comparison",
-    "IfExp": "a conditional expression",
-    "Lambda": "a lambda",
-    "ListComp": "a list comprehension",
-    "SetComp": "a set comprehension",
-    "DictComp": "a dict comprehension",
-    "GeneratorExp": "a generator expression",
-    "FormattedString": "an f-string",
-    "Set": "a set",
-    "Imaginary": "a complex number",
-    "Ellipsis": "an ellipsis",
-    "NamedExpr": "an assignment expression",
-    "Await": "an await expression",
-    "Yield": "a yield expression",
-    "StarredElement": "a `*` spread",
-    "StarredDictElement": "a `**` spread",
-}
 
 
 def _kind(node: cst.CSTNode) -> str:
-    return _KINDS.get(type(node).__name__, f"a {type(node).__name__} expression")
+    return python_tokens.KINDS.get(type(node).__name__, f"a {type(node).__name__} expression")
 
 
 @dataclass
@@ -429,9 +404,9 @@ def _too_deep(text: str) -> FixtureError:
     )
 
 
-def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError) -> FixtureError:
-    """A parse error with the place CPython's own parser gives, which is more precise
-    (libcst's validation errors, such as `"a" b"x"`, carry no place of their own)."""
+def _cpython_error(text: str) -> FixtureError | None:
+    """CPython's syntax error for `text` as an `invalid_python` error at its place, or None
+    when CPython's parser reads it (or cannot judge it: a null byte, too deep)."""
     try:
         ast.parse(text)
     except SyntaxError as error:
@@ -440,6 +415,14 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError
         )
     except (ValueError, RecursionError, MemoryError):
         pass
+    return None
+
+
+def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError) -> FixtureError:
+    """A parse error with the place CPython's own parser gives, which is more precise
+    (libcst's validation errors, such as `"a" b"x"`, carry no place of their own)."""
+    if (found := _cpython_error(text)) is not None:
+        return found
     if isinstance(exc, cst.CSTValidationError):
         return FixtureError(f"libcst cannot parse this module ({exc})", code="invalid_python")
     first = str(exc.message).splitlines()[0] if exc.message else "syntax error"
@@ -454,14 +437,8 @@ def _syntax_error(text: str, exc: cst.ParserSyntaxError | cst.CSTValidationError
 def _unreadable(text: str) -> FixtureError:
     """The error for a module over `CST_MAX` that the token reader cannot follow: CPython's
     syntax error when it has one (most often), else a refusal that names the limit."""
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        return FixtureError(
-            f"invalid Python: {error.msg}", code="invalid_python", line=error.lineno, column=error.offset
-        )
-    except (ValueError, RecursionError, MemoryError):
-        pass
+    if (found := _cpython_error(text)) is not None:
+        return found
     return FixtureError(
         f"refused: this module ({len(text) // 1024:,} KiB) holds code the token reader does not follow, and "
         f"libcst, whose syntax tree takes about 800 MiB of memory per MiB, reads modules up to "
