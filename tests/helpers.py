@@ -126,3 +126,17 @@ def property_examples(count: int) -> int:
     if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "long":
         return max(count, profile_count)
     return min(count, profile_count)
+
+
+def inside_and_outside(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """`(root, evals, outside)`: two fixtures `a.json`, `b.json` in `root/evals`, and files of
+    the same names (holding a secret) in `outside`, beside the root: for the root-rule tests."""
+    root = tmp_path / "repo"
+    evals = root / "evals"
+    evals.mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("a.json", "b.json"):
+        (evals / name).write_text('{"inside": true}')
+        (outside / name).write_text('{"secret": "outside"}')
+    return root, evals, outside

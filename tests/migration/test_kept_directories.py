@@ -13,6 +13,8 @@ from fixture_migrate.migration import writes
 from fixture_migrate.migration.parallel import ordered_map
 from fixture_migrate.migration.writes import keep_directories, pin_root, read_fixture, write_atomic
 
+from tests.helpers import inside_and_outside
+
 
 @pytest.fixture(autouse=True)
 def _keeping() -> Iterator[None]:
@@ -22,15 +24,8 @@ def _keeping() -> Iterator[None]:
 
 
 def _tree(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """`(root, evals, outside)`: two fixtures in `root/evals`, files of the same names outside."""
-    root = tmp_path / "repo"
-    evals = root / "evals"
-    evals.mkdir(parents=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    for name in ("a.json", "b.json"):
-        (evals / name).write_text('{"inside": true}')
-        (outside / name).write_text('{"secret": "outside"}')
+    """`inside_and_outside`, its root pinned for the run."""
+    root, evals, outside = inside_and_outside(tmp_path)
     pin_root(root)
     return root, evals, outside
 

@@ -10,6 +10,8 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.walk import iter_files
 from fixture_migrate.migration.writes import TEMP_SUFFIX
 
+from tests.helpers import inside_and_outside
+
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
@@ -101,25 +103,12 @@ def test_a_named_link_is_processed_whatever_its_target(tmp_path: Path):
     ]
 
 
-def _held_tree(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """`(root, evals, outside)`: two fixtures in `root/evals`, files of the same names outside."""
-    root = tmp_path / "repo"
-    evals = root / "evals"
-    evals.mkdir(parents=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    for name in ("a.json", "b.json"):
-        (evals / name).write_text('{"inside": true}')
-        (outside / name).write_text('{"secret": "outside"}')
-    return root, evals, outside
-
-
 def test_a_read_during_the_walk_never_follows_its_directory_swapped_for_a_symlink(tmp_path: Path):
     """The walk holds `evals` open while it yields its files; swapped meanwhile for a symlink
     leading outside, a read of its next file never reaches outside the root."""
     from fixture_migrate.migration.writes import pin_root, read_fixture
 
-    root, evals, outside = _held_tree(tmp_path)
+    root, evals, outside = inside_and_outside(tmp_path)
     pin_root(root)
     walk = iter_files([root], root=root)
     first, _ = next(walk)
@@ -140,7 +129,7 @@ def test_a_read_during_the_walk_never_follows_its_directory_swapped_for_a_symlin
 def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: Path):
     from fixture_migrate.migration.writes import pin_root, read_fixture
 
-    root, evals, outside = _held_tree(tmp_path)
+    root, evals, outside = inside_and_outside(tmp_path)
     pin_root(root)
     walk = iter_files([root], root=root)
     next(walk)
@@ -156,7 +145,7 @@ def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: P
 def test_a_held_directory_is_not_used_once_the_walk_leaves_it_or_in_a_forked_child(tmp_path: Path):
     from fixture_migrate.migration import writes
 
-    root, evals, _ = _held_tree(tmp_path)
+    root, evals, _ = inside_and_outside(tmp_path)
     (root / "later").mkdir()
     (root / "later" / "c.json").write_text("{}")
     walk = iter_files([root], root=root)
@@ -179,7 +168,7 @@ def test_a_held_directory_is_not_used_once_the_walk_leaves_it_or_in_a_forked_chi
 def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_directory(tmp_path: Path, how: str):
     from fixture_migrate.migration.writes import pin_root, read_fixture
 
-    root, evals, outside = _held_tree(tmp_path)
+    root, evals, outside = inside_and_outside(tmp_path)
     (outside / "evals").mkdir()
     (outside / "evals" / "b.json").write_text('{"secret": "outside"}')
     pin_root(root)
