@@ -42,7 +42,6 @@ import ast
 import bisect
 import codecs
 import dataclasses
-import functools
 import re
 import tokenize
 from collections import Counter
@@ -58,13 +57,10 @@ from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats import (
     BOM,
     DEFAULT_PY_NAMES,
-    LONE_SURROGATE,
     MAX_DEPTH,
-    MAX_INT_DIGITS,
     Document,
     Unit,
     decode_text,
-    integer_too_long,
 )
 from fixture_migrate.formats import python_tokens
 from fixture_migrate.formats.bracket_text import Layout
@@ -159,37 +155,13 @@ class _Reader:
         raise self.refuse(node)
 
     def integer(self, node: cst.Integer) -> int:
-        """The value of an integer token; raises `integer_too_long` past `MAX_INT_DIGITS`
-        decimal digits, counted as the value is written in decimal, whatever the literal's
-        base or `_` separators."""
-        text = node.value.replace("_", "")
-        too_long = len(text) > MAX_INT_DIGITS if text[1:2] not in ("x", "X", "o", "O", "b", "B") else False
-        if not too_long:
-            value = int(text, 0)
-            too_long = abs(value) >= _decimal_limit()
-        if too_long:
-            raise integer_too_long(*self.place(node))
-        return value
+        """The value of an integer token (`python_tokens.integer_value`)."""
+        return python_tokens.integer_value(node.value, *self.place(node))
 
     def literal(self, node: cst.SimpleString | cst.Float) -> Any:
-        """The value of a string or float token, as CPython reads it. Raises `FixtureError`
-        (`invalid_python`) for a string CPython refuses (a bad escape such as `\\x4` or an
-        unknown `\\N{...}` name) or one holding a lone surrogate."""
-        try:
-            value = ast.literal_eval(node.value)
-        except (SyntaxError, ValueError) as error:
-            line, column = self.place(node)
-            message = str(error.msg if isinstance(error, SyntaxError) else error)
-            raise FixtureError(f"invalid Python: {message}", code="invalid_python", line=line, column=column) from None
-        if type(value) is str and LONE_SURROGATE.search(value):
-            line, column = self.place(node)
-            raise FixtureError(
-                "invalid Python: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
-                code="invalid_python",
-                line=line,
-                column=column,
-            )
-        return value
+        """The value of a string or float token, as CPython reads it
+        (`python_tokens.string_value`, which says what it refuses)."""
+        return python_tokens.string_value(node.value, *self.place(node))
 
     def build(self, node: cst.CSTNode) -> PNode:
         """The span tree of a literal, with its data; raises `FixtureError` on a non-literal."""
@@ -296,13 +268,6 @@ def _string_key(node: cst.BaseExpression) -> str | None:
             return None
         return value if isinstance(value, str) else None
     return None
-
-
-@functools.cache
-def _decimal_limit() -> int:
-    """10 ** MAX_INT_DIGITS, the smallest integer with more decimal digits than allowed
-    (computed once, when first needed)."""
-    return 10**MAX_INT_DIGITS
 
 
 def _is_payload(value: cst.BaseExpression) -> bool:

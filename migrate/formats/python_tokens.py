@@ -109,7 +109,44 @@ class Unreadable(Exception):
 
 @functools.cache
 def _decimal_limit() -> int:
+    """10 ** MAX_INT_DIGITS, the smallest integer with more decimal digits than allowed
+    (computed once, when first needed)."""
     return 10**MAX_INT_DIGITS
+
+
+def integer_value(token: str, line: int, column: int) -> int:
+    """The value of an integer token (`0x_1`, `1_000`, ...). Raises `integer_too_long` at
+    `line`/`column` (1-based) past `MAX_INT_DIGITS` decimal digits, counted as the value is
+    written in decimal, whatever the token's base or `_` separators; `ValueError` for a
+    token that is no integer. Both readers (tokens and libcst) read integers with it."""
+    digits = token.replace("_", "")
+    too_long = len(digits) > MAX_INT_DIGITS if digits[1:2] not in _RADIX else False
+    if not too_long:
+        value = int(digits, 0)
+        too_long = abs(value) >= _decimal_limit()
+    if too_long:
+        raise integer_too_long(line, column)
+    return value
+
+
+def string_value(token: str, line: int, column: int) -> Any:
+    """The value of a string (or float) token as CPython reads it. Raises `FixtureError`
+    (`invalid_python`, at `line`/`column`, 1-based) for one CPython refuses (a bad escape
+    such as `\\x4`, an unknown `\\N{...}` name) or a string holding a lone surrogate. Both
+    readers read string tokens with it."""
+    try:
+        value = ast.literal_eval(token)
+    except (SyntaxError, ValueError) as error:
+        message = str(error.msg if isinstance(error, SyntaxError) else error)
+        raise FixtureError(f"invalid Python: {message}", code="invalid_python", line=line, column=column) from None
+    if type(value) is str and LONE_SURROGATE.search(value):
+        raise FixtureError(
+            "invalid Python: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
+            code="invalid_python",
+            line=line,
+            column=column,
+        )
+    return value
 
 
 def _lines(text: str) -> Iterator[str]:
@@ -458,17 +495,13 @@ class TokenReader:
             return None, "Imaginary"
         digits = text.replace("_", "")
         if digits[1:2] in _RADIX or not any(c in digits for c in ".eE"):
-            too_long = len(digits) > MAX_INT_DIGITS if digits[1:2] not in _RADIX else False
-            if not too_long:
-                try:
-                    value = int(digits, 0)
-                except ValueError:
-                    raise Unreadable(text) from None
-                too_long = abs(value) >= _decimal_limit()
-            if too_long:
-                self._fail(integer_too_long(line, col + 1))
+            try:
+                node.data = integer_value(text, line, col + 1)
+            except ValueError:
+                raise Unreadable(text) from None
+            except FixtureError as error:
+                self._fail(error)
                 return None, "Integer"
-            node.data = value
             return node, "Integer"
         value = float(digits)  # what CPython reads for any float token
         if value != value or value in (float("inf"), float("-inf")):
@@ -480,22 +513,10 @@ class TokenReader:
     def _literal(self, text: str, line: int, col: int) -> Any:
         """The value of a string token with escapes as CPython reads it; None when refused."""
         try:
-            value = ast.literal_eval(text)
-        except (SyntaxError, ValueError) as error:
-            message = str(error.msg if isinstance(error, SyntaxError) else error)
-            self._fail(FixtureError(f"invalid Python: {message}", code="invalid_python", line=line, column=col + 1))
+            return string_value(text, line, col + 1)
+        except FixtureError as error:
+            self._fail(error)
             return None
-        if type(value) is str and LONE_SURROGATE.search(value):
-            self._fail(
-                FixtureError(
-                    "invalid Python: a \\u escape stands for a lone surrogate, which no UTF-8 file can hold",
-                    code="invalid_python",
-                    line=line,
-                    column=col + 1,
-                )
-            )
-            return None
-        return value
 
     def _strings(self) -> tuple[PNode | None, str]:
         """A string literal or an implicit concatenation of them."""
