@@ -47,8 +47,9 @@ descriptor (`O_NOFOLLOW`), one open instead of a walk from the root per file. Wh
 reads is still in the directory the walk reached without following any symlink; a
 file there that is a symlink, or any failure, takes the full path above. Writes
 always walk from the root again. A worker process, which holds none of the walk's
-directories, keeps the last few it opened for reads the same way (`keep_directories`),
-and also checks before each read through one that its path still leads to it.
+directories, keeps the last few it opened for reads the same way (`keep_directories`).
+Before each read through a held or kept directory, its real path, with no symlink on
+it below the root, must still lead to it: one moved out of the root is not read from.
 
 Reads (`read_fixture`): only a regular file is read (a named pipe or a device
 named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
@@ -519,7 +520,7 @@ def _open_file(directory: Directory, name: str) -> int:
 
 # --- directories a walk holds open -----------------------------------------------------
 
-_HELD: dict[str, tuple[int, Path | str, str]] = {}
+_HELD: dict[str, tuple[int, Path | str, str, str, int, int]] = {}
 """Per directory a walk is in, named as the walk names it (`repo/skills/a/evals`): the
 descriptor the walk holds on it, the root it was opened under, and that root's real path."""
 
@@ -531,7 +532,18 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
     same root of a file named `path/name` opens `name` relative to `fd` (`O_NOFOLLOW`)
     instead of walking from the root again: one open per file, and still no symlink
     followed at the instant of any system call. The caller keeps `fd` open meanwhile."""
-    _HELD["" if path == os.curdir else path] = (fd, root, real_root(root))
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return
+    _HELD["" if path == os.curdir else path] = (
+        fd,
+        root,
+        real_root(root),
+        os.path.realpath(path),
+        info.st_dev,
+        info.st_ino,
+    )
 
 
 def release_directory(path: str) -> None:
@@ -562,14 +574,22 @@ def _open_held(path: Path, root: Path) -> int | None:
     held = _HELD.get(directory)
     if held is None or name in ("", os.curdir, os.pardir):
         return None
-    fd, held_root, real = held
+    fd, held_root, real, held_real, device, inode = held
     if root is not held_root and real_root(root) != real:
         return None
     try:
         # As every walk from the root checks (`open_directory`): a root moved or replaced
-        # since the run began refuses every later read, this one included.
+        # since the run began refuses every later read, this one included. And, as a
+        # worker's kept directories are checked (`_open_kept`): the directory's real path,
+        # with no symlink on it below the root, still leads to the very directory held, so
+        # one moved out of the root since it was listed is not read from.
         info = os.stat(real)
         if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino):
+            return None
+        if not is_inside(held_real, real) or not _no_symlink_below(real, held_real):
+            return None
+        info = os.stat(held_real, follow_symlinks=False)
+        if (info.st_dev, info.st_ino) != (device, inode):
             return None
         return os.open(name, _READ_FLAGS, dir_fd=fd)
     except OSError:

@@ -126,6 +126,35 @@ def test_a_read_during_the_walk_never_follows_its_directory_swapped_for_a_symlin
     assert list(walk) == []
 
 
+@pytest.mark.parametrize("symlink_left", [True, False], ids=["symlink-left", "moved-away"])
+def test_a_held_directory_moved_out_of_the_root_is_not_read_from(tmp_path: Path, symlink_left: bool):
+    """The walk holds `skills/s/evals` open; its parent `skills/s` is moved outside the root
+    (a symlink to it left in its place, or nothing): the next read must not go through the
+    moved directory, whose files now lie outside the root."""
+    from fixture_migrate.migration.writes import pin_root, read_fixture
+
+    root = tmp_path / "repo"
+    evals = root / "skills" / "s" / "evals"
+    evals.mkdir(parents=True)
+    for name in ("a.json", "b.json"):
+        (evals / name).write_text('{"inside": true}')
+    pin_root(root)
+    walk = iter_files([root], root=root)
+    first, _ = next(walk)
+    assert read_fixture(first, root=root) == b'{"inside": true}'
+    away = tmp_path / "away"
+    os.rename(root / "skills" / "s", away)
+    (away / "evals" / "b.json").write_text('{"secret": "outside"}')
+    if symlink_left:
+        os.symlink(away, root / "skills" / "s", target_is_directory=True)
+    second, _ = next(walk)
+    assert second.name == "b.json"
+    with pytest.raises(FixtureError) as caught:
+        read_fixture(second, root=root)
+    assert caught.value.code in ("symlink_outside_repo", "changed_meanwhile", "io")
+    assert list(walk) == []
+
+
 def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: Path):
     from fixture_migrate.migration.writes import pin_root, read_fixture
 
