@@ -9,7 +9,7 @@ case's `extensions`; the vocabulary (`fixture_migrate.adapting.vocabulary`) fill
 what the reference leaves empty, as for the `generic` adapter), and nothing else is
 written. It claims a list only when every case carries an input-like and an
 expected-like member, and (as every local family) only with fixture context
-(`fixture_migrate.adapting.context`): a pytest parametrize table is not a fixture. The payload returned around
+(`fixture_migrate.claiming.territory`): a pytest parametrize table is not a fixture. The payload returned around
 the cases (`schema_version`, the inferred `skill`) is what `normalize` and
 `validate` read the list as; the Python writer keeps only the cases. To give the
 list file-level members, make it a dict literal with a `cases` key.
@@ -17,16 +17,12 @@ list file-level members, make it a dict literal with a `cases` key.
 
 from __future__ import annotations
 
-from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.case_mapper import CaseMapper
 from fixture_migrate.adapting.evidence import canonical_records, records_evidence
+from fixture_migrate.adapting.local import family_mapper
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node, Obj, Val
-
-MAPPER = CaseMapper(fills=v.FILLS, polarity_fields=v.POLARITY)
-
 
 class CaseListAdapter:
     """Claims a bare list of case objects bound to a name; always tried after the families."""
@@ -54,7 +50,7 @@ class CaseListAdapter:
         skill = context.skill_for(None)
         if skill:
             members.append(("skill", Val(skill)))
-        members.append(("cases", MAPPER.map_cases(unit.data, ())))
+        members.append(("cases", family_mapper(unit.data).map_cases(unit.data, ())))
         return Obj(members)
 
 

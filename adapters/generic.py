@@ -22,18 +22,19 @@ this adapter so a reviewer knows no family-specific rule was applied.
 from __future__ import annotations
 
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.case_mapper import CaseMapper
-from fixture_migrate.adapting.evidence import evidence
-from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_cases
+from fixture_migrate.adapting.evidence import evidence, record_list
+from fixture_migrate.adapting.local import bare_list_file, entries_of, family_mapper, file_skill, trigger_cases
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node
 
-MAPPER = CaseMapper(fills=v.FILLS, polarity_fields=v.POLARITY)
-
 
 class GenericAdapter:
-    """Claims a local family whose records carry input and expected outcome; tried last."""
+    """Claims a local family whose records carry input and expected outcome; tried last.
+
+    The claim rules (`fixture_migrate.claiming.rules`) also hand it a file in fixture
+    territory whose records carry an input, under whatever key they lie
+    (`fixture_migrate.adapting.evidence.record_list`)."""
 
     name = "generic"
     kind = "generic"
@@ -53,13 +54,21 @@ class GenericAdapter:
     def to_canonical(self, unit: Unit, context: Context) -> Node:
         data = unit.data
         if isinstance(data, list):
-            return bare_list_file(MAPPER, data, context.skill_for(None))
-        found, _ = evidence(unit)
+            return bare_list_file(family_mapper(data), data, context.skill_for(None))
         skill = file_skill(data, context)
-        if found is not None and found.kind == "trigger_lists":
-            cases = trigger_cases(MAPPER, data, found.keys, v.TRIGGER_LISTS)
-            return MAPPER.map_file(data, skill=skill, cases=cases, replaces=found.keys)
-        return MAPPER.map_file(data, skill=skill)
+        lists = tuple(v.trigger_lists(data)) if isinstance(data, dict) else ()
+        found = record_list(data)
+        if lists and (found is None or found[0] not in ("cases", "examples")):
+            mapper = family_mapper(entries_of(data, lists))
+            cases = trigger_cases(mapper, data, lists, v.TRIGGER_LISTS)
+            return mapper.map_file(data, skill=skill, cases=cases, replaces=lists)
+        if found is None:
+            return family_mapper([]).map_file(data, skill=skill)
+        key, records = found
+        mapper = family_mapper(records)
+        if key in ("cases", "examples"):
+            return mapper.map_file(data, skill=skill)
+        return mapper.map_file(data, skill=skill, cases=mapper.map_cases(records, (key,)), replaces=(key,))
 
 
 ADAPTER = GenericAdapter()

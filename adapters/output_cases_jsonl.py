@@ -42,7 +42,7 @@ class OutputCasesJsonlAdapter:
         `with_skill_output`): the family's own shape, claimed before anything else. Other
         lines with an id and a prompt (completion logs, prompt lists, other tools'
         datasets) are a local family, claimed only after other tools' files and with
-        fixture context (`fixture_migrate.adapting.claims`)."""
+        fixture context (`fixture_migrate.claiming.rules`)."""
         return (
             self.claims(unit) and bool(unit.data) and all(not RECORDED_OUTPUTS.isdisjoint(line) for line in unit.data)
         )

@@ -97,12 +97,28 @@ def _query_list(data: Any) -> tuple[Any, tuple[str, ...]] | None:
     return None
 
 
+EVAL_FIELDS = frozenset({"id", "name", "prompt", "expected_output", "files", "expectations", "assertions", "notes"})
+"""The members of a skill-creator output eval (`references/schemas.md`, and the observed `name`, `notes`)."""
+
+OWN_FIELDS = ("expected_output", "expectations", "assertions", "files")
+"""Members only skill-creator's evals carry beside `prompt`: its signature in a bare list."""
+
+
 def _is_eval_list(data: Any) -> bool:
-    """A bare list of output evals (`[{id, prompt, expected_output, ...}]`, no envelope)."""
+    """A bare list of output evals (`[{id, prompt, expected_output, ...}]`, no envelope): by
+    skill-creator's own signature, every item a `prompt` with one of its own fields
+    (`OWN_FIELDS`) and no member skill-creator does not write. A bare list of records
+    with a `prompt` and other fields is some local family's, not skill-creator's."""
     return (
         isinstance(data, list)
         and bool(data)
-        and all(isinstance(x, dict) and c.is_non_empty_string(x.get("prompt")) and "query" not in x for x in data)
+        and all(
+            isinstance(x, dict)
+            and c.is_non_empty_string(x.get("prompt"))
+            and EVAL_FIELDS.issuperset(x)
+            and any(k in x for k in OWN_FIELDS)
+            for x in data
+        )
     )
 
 

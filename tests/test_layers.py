@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("adapters", ("adapters",)),
     ("registry", ("adapting.registry",)),
+    ("claiming", ("claiming",)),
     ("pipelines", ("migration", "importing.pipeline", "exporting")),
     ("configuration", ("config",)),
     ("public API", ("", "_api")),  # "" is the package's `__init__`

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fixture_migrate.adapting.vocabulary import polarity_words
+from fixture_migrate.adapting.vocabulary import polarity_words, tags_of
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import normalize_case_id
 from fixture_migrate.errors import MappingError
@@ -116,20 +116,26 @@ class CaseMapper(Record):
     order of preference, that fill it when the reference's value is empty.
     `explicit_ids` writes the reference's derived `case-<n>` ids into the file (legacy
     files); without it an id is written only where moving `name` would change it, so
-    a canonical file with every member at home is never touched.
+    a canonical file with every member at home is never touched. `polarity_fields` are
+    boolean members saying whether the skill should trigger; `tag_fields` members whose
+    contract-tag values (`vocabulary.tags_of`) are added to the case's coverage tags
+    where they add no validation error (`trigger`/`expected` need a non-empty outcome,
+    `boundary` boundary evidence), and whose polarity words give a polarity.
     """
 
-    __slots__ = ("fills", "explicit_ids", "polarity_fields")
+    __slots__ = ("fills", "explicit_ids", "polarity_fields", "tag_fields")
 
     def __init__(
         self,
         fills: Mapping[str, tuple[str, ...]] | None = None,
         explicit_ids: bool = True,
         polarity_fields: tuple[str, ...] = (),
+        tag_fields: tuple[str, ...] = (),
     ) -> None:
         self.fills: Mapping[str, tuple[str, ...]] = {} if fills is None else fills
         self.explicit_ids = explicit_ids
         self.polarity_fields = polarity_fields
+        self.tag_fields = tag_fields
         unknown = set(self.fills) - set(FILLABLE)
         if unknown:
             raise ValueError(f"fills for non-fillable members: {sorted(unknown)}")
@@ -203,24 +209,43 @@ class CaseMapper(Record):
             edit.place(parts[0], "expected_outcome", Obj([(k, Src(path + (k,))) for k in parts]))
             edit.consumed.update(parts)
             has_outcome = True
+            filled_outcome = c.is_non_empty_expected({k: entry[k] for k in parts})
         else:
             if source is None:
                 source = self._fill_source("expected_outcome", entry)
             if source is not None and source != "expected_outcome":
                 edit.renames[source] = "expected_outcome"
             has_outcome = source is not None
+            filled_outcome = has_outcome and c.is_non_empty_expected(entry[source])
 
+        field_tags: list[str] = []
+        word_polarity = None
+        for key in self.tag_fields:
+            if key in entry:
+                tags, found = tags_of(entry[key])
+                field_tags.extend(tag for tag in tags if tag not in field_tags)
+                word_polarity = found if word_polarity is None else word_polarity
         if polarity is None and self.polarity_fields:
             polarity = next((entry[k] for k in self.polarity_fields if isinstance(entry.get(k), bool)), None)
+        if polarity is None:
+            polarity = word_polarity
+        new_tags: list[str] = []
+        polarity_outcome = None
         if polarity is not None:
-            self._polarity(edit, entry, path, polarity, has_outcome)
+            outcome, tags = polarity_words(polarity)
+            new_tags.extend(tags)
+            if not has_outcome:
+                polarity_outcome = outcome
+                filled_outcome = True
 
         # boundary_note: kept when it says something, else the fill.
-        if not c.is_non_empty_string(entry.get("boundary_note")):
+        has_note = c.is_non_empty_string(entry.get("boundary_note"))
+        if not has_note:
             source = self._fill_source("boundary_note", entry)
             if source is not None:
                 edit.displace(entry, "boundary_note")
                 edit.renames[source] = "boundary_note"
+                has_note = True
 
         # forbidden_signals: the union with negative_signal, else the fill.
         has_forbidden = bool(c.string_array(entry.get("forbidden_signals")))
@@ -239,16 +264,31 @@ class CaseMapper(Record):
             if source is not None:
                 edit.displace(entry, "forbidden_signals")
                 edit.rename_as_list(entry, source, "forbidden_signals")
+                has_forbidden = True
+        has_forbidden = has_forbidden or bool(negative)
+
+        for tag in field_tags:
+            if tag in ("trigger", "expected") and not filled_outcome:
+                continue  # the tag would add `missing_expected_outcome`
+            if tag == "boundary" and not (filled_outcome or has_note or has_forbidden):
+                continue  # the tag would add `missing_boundary_evidence`
+            if tag not in new_tags:
+                new_tags.append(tag)
+        if new_tags or polarity_outcome is not None:
+            self._add_tags(edit, entry, path, new_tags, polarity_outcome)
 
         return edit.finish(entry, f"case {index + 1}", c.CASE_KEYS)
 
     @staticmethod
-    def _polarity(edit: _Edit, entry: dict[str, Any], path: Path, polarity: bool, has_outcome: bool) -> None:
-        """Add the coverage tags a trigger polarity implies (to those the case has) and, when
-        the case has no outcome, the polarity's outcome; both after the case's last member."""
-        outcome, tags = polarity_words(polarity)
+    def _add_tags(
+        edit: _Edit, entry: dict[str, Any], path: Path, tags: list[str], outcome: str | None
+    ) -> None:
+        """Add `tags` to those the case has and, when given, the polarity's `outcome`; both
+        after the case's last member."""
         last = next(reversed(entry))
-        if "coverage_tags" not in entry:
+        if not tags:
+            pass
+        elif "coverage_tags" not in entry:
             edit.place(last, "coverage_tags", Val(list(tags)))
         else:
             existing = entry["coverage_tags"]
@@ -262,7 +302,7 @@ class CaseMapper(Record):
             elif missing and isinstance(existing, str):
                 edit.place("coverage_tags", "coverage_tags", Arr([Src(base)] + [Val(t) for t in missing]))
                 edit.consumed.add("coverage_tags")
-        if not has_outcome:
+        if outcome is not None:
             edit.place(last, "expected_outcome", Val(outcome))
 
     def map_cases(self, cases: list[Any], path: Path) -> Node:

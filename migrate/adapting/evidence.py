@@ -51,6 +51,62 @@ def case_list(data: Any) -> tuple[str | None, list[Any]] | None:
     return None
 
 
+def record_list(data: Any) -> tuple[str | None, list[Any]] | None:
+    """`(key, records)` of the list of records a payload holds: its case list (`case_list`:
+    `cases`, else `examples`, else a bare list), else the top-level member (of any name
+    but a trigger list's) holding a non-empty list of objects, the one whose records most
+    often carry an input (`vocabulary.record_input`) when several do; None when it holds
+    none with an input."""
+    found = case_list(data)
+    if found is not None or not isinstance(data, dict):
+        return found
+    best, best_count = None, 0
+    for key, value in data.items():
+        if key in v.TRIGGER_LISTS or not isinstance(value, list) or not value:
+            continue
+        if not all(isinstance(record, dict) for record in value):
+            continue
+        count = sum(1 for record in value if v.record_input(record) is not None)
+        if count > best_count:
+            best, best_count = key, count
+    return None if best is None else (best, data[best])
+
+
+def is_message_list(records: list[Any]) -> bool:
+    """True for a list of chat messages (`{role, content}` / `{role, text}` records): one
+    conversation, not a list of cases."""
+    return bool(records) and all(
+        isinstance(r, dict) and "role" in r and ("content" in r or "text" in r) for r in records
+    )
+
+
+def input_records(records: list[Any], roles: v.FamilyRoles | None = None) -> tuple[bool, str]:
+    """Whether `records` are cases by their inputs (fixture territory's rule): objects that
+    are not one chat conversation, most of them (more than half) carrying an input
+    (`vocabulary.record_input` under the family's roles); and a sentence saying which
+    members held the input, or what is missing. A record that is not an object is not
+    counted: migrating the list reports it in place (`case_not_object`)."""
+    if not records:
+        return False, "the list is empty"
+    objects = [record for record in records if isinstance(record, dict)]
+    if not objects:
+        return False, "no record is an object"
+    if is_message_list(objects):
+        return False, "the records are chat messages (role, content): one conversation, not cases"
+    roles = roles if roles is not None else v.family_roles(objects)
+    names: dict[str, None] = {}
+    count = 0
+    for record in objects:  # a case that is not an object is the migration's error to report, in place
+        key = v.record_input(record, roles)
+        if key is not None:
+            count += 1
+            names.setdefault(key, None)
+    if count * 2 <= len(objects):
+        return False, f"{len(objects) - count} of {len(objects)} records carry no input-like field ({_hint(v.INPUT)})"
+    share = "" if count == len(objects) else f" ({count} of {len(objects)} records)"
+    return True, f"records carry an input ({', '.join(names)}){share}"
+
+
 def _names(keys: set[str]) -> str:
     return ", ".join(sorted(keys)) or "-"
 

@@ -8,6 +8,7 @@ a bare list of records becomes a canonical file around its cases.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from fixture_migrate.adapting import vocabulary as v
@@ -60,3 +61,21 @@ def bare_list_file(mapper: CaseMapper, records: list[Any], skill: str | None) ->
         members.append(("skill", Val(skill)))
     members.append(("cases", Arr([mapper.map_case(record, (i,), i) for i, record in enumerate(records)])))
     return Obj(members)
+
+
+@lru_cache(maxsize=256)
+def _mapper(fills: tuple[tuple[str, tuple[str, ...]], ...], tags: tuple[str, ...]) -> CaseMapper:
+    return CaseMapper(fills=dict(fills), polarity_fields=v.POLARITY, tag_fields=tags)
+
+
+def family_mapper(records: list[Any]) -> CaseMapper:
+    """The `CaseMapper` of the family `records` belong to (`vocabulary.family_roles`): the
+    vocabulary's names and the members the family's roles add, its coverage-tag fields,
+    the boolean polarities. One mapper per distinct mapping."""
+    roles = v.family_roles(records)
+    return _mapper(tuple(roles.fills.items()), roles.tag_fields)
+
+
+def entries_of(payload: Any, lists: tuple[str, ...]) -> list[Any]:
+    """The object entries of a payload's trigger lists `lists` (their family's records)."""
+    return [entry for key in lists for entry in payload[key] if isinstance(entry, dict)]

@@ -54,7 +54,7 @@ def list_polarity(key: str) -> bool:
 def _query_lists(data: dict[str, Any]) -> tuple[str, ...]:
     """The top-level lists of queries: the vocabulary's trigger lists, and lists of strings
     under a key that names queries (`should_fire`, `trigger_queries`, ...)."""
-    from fixture_migrate.adapting.claims import QUERY_KEY_HINTS
+    from fixture_migrate.adapting.vocabulary import QUERY_KEY_HINTS
 
     found = []
     for key, value in data.items():

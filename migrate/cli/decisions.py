@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from fixture_migrate.adapting.claims import Claim, claim_words
+from fixture_migrate.claiming.rules import Claim, claim_words
 from fixture_migrate.cli import output
 from fixture_migrate.cli.commands import _display
 from fixture_migrate.cli.emitters import emitter_for
@@ -43,7 +43,8 @@ def run_detect(
     no parser can read is skipped. `report.verbose` (`-v`) adds the reason to each line.
 
     `output_format`: "text" lines, "json" (an array of `{path, unit, adapter, kind,
-    status, reason, import_from}`, adapter null when no adapter claims it; errors as
+    status, reason, import_from, rule}`, adapter null when no adapter claims it, `rule`
+    the claim rule that decided (`fixture_migrate.claiming.rules.RULES`); errors as
     `{path, error}`), or "github" (a notice on each legacy file, an error annotation for
     each file that cannot be read).
     """
@@ -95,9 +96,10 @@ def run_detect(
                     "status": claim.status,
                     "reason": claim.reason,
                     "import_from": claim.import_from,
+                    "rule": claim.rule,
                 }
             )
-            line(where, said, claim.reason)
+            line(where, said, f"{claim.reason} [{claim.rule}]" if claim.rule else claim.reason)
             if adapter is not None and adapter.kind != "canonical":
                 emit.legacy(loaded.path, shown, said)
     emit.detect_end(records)

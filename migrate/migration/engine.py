@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixture_migrate.adapting.claims import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
+from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.adapting.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -259,7 +259,7 @@ class Engine:
         return [claim.adapter for claim in self.decide(document)]
 
     def decide(self, document: Document) -> list[Claim]:
-        """The claim for each unit of `document` (`fixture_migrate.adapting.claims`).
+        """The claim for each unit of `document` (`fixture_migrate.claiming.rules`).
 
         A Python dict literal holding a non-literal was left out of the units; it is an
         error (`not_a_literal`, raised here) only when a known family would claim it,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_migrate.adapting.claims import UNCLAIMED, Claim
+from fixture_migrate.claiming.rules import UNCLAIMED, Claim
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.adapting.registry import load_builtin
 from fixture_migrate.contract import rules as c

@@ -3,8 +3,9 @@
 Something no parser can read can't be shown to be a fixture. In a walk, such a file is
 *skipped* (reported with its reason and counted, the run goes on) unless it lies where
 fixtures live: in a skill's `evals/` folder (`skills/<name>/evals/...`, the contract's
-home for fixtures) or under a configured `include`. There, or named on the command
-line, it stays an error (exit 2).
+home for fixtures) but not in a sandbox there (`fixture_migrate.claiming.territory`:
+an eval's workspace or project tree), or under a configured `include`. There, or named
+on the command line, it stays an error (exit 2).
 
 What is plainly something else is said so: a Git LFS pointer (the content was never
 checked out), JSON with comments (JSONC, as editors' and dev containers' settings
@@ -129,8 +130,15 @@ def skip_reason(path: Path, error: FixtureError, *, named: bool, repo_root: Path
     """The reason a walked file that cannot be read is skipped, or None when it stays an
     error: named on the command line, in a skill's `evals/` folder, under `include`, or
     failing for another reason than being unreadable."""
-    if named or error.code not in UNREADABLE or in_skill_evals(path, repo_root):
+    if named or error.code not in UNREADABLE:
         return None
+    if in_skill_evals(path, repo_root):
+        from fixture_migrate.claiming.territory import sandbox
+
+        where = sandbox(path, repo_root)
+        if where is None:
+            return None
+        return f"{where} ({error.message} [{error.code}])"
     selection = getattr(options, "selection", None)
     if selection is not None and selection.include is not None:
         rel = selection.relative(path)

@@ -88,7 +88,7 @@ def check_file(
     if loaded.error is not None:
         checked.problems.append(loaded.error)
         return checked
-    from fixture_migrate.adapting.claims import claim_words
+    from fixture_migrate.claiming.rules import claim_words
 
     checked.claims = [claim_words(claim) for claim in loaded.claims]
     checked.fixture = any(loaded.adapters)

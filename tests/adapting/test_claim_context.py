@@ -1,5 +1,5 @@
 """Fixture context: a local family is migrated only with evidence *and* a fixture's home
-(`fixture_migrate.adapting.context`); what is ruled out, what is named, what is left for
+(`fixture_migrate.claiming.territory`); what is ruled out, what is named, what is left for
 `import`; and the walk, suggest and declared-family rules that go with it."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_evidence_outside_a_fixture_home_is_unclaimed(path):
         result = plan(text, path)
         assert result.status == "unclaimed", (path, result.status)
         assert result.new_bytes is None
-        assert "outside an `evals`/`eval` folder" in result.reason
+        assert "outside fixture territory" in result.reason and "include" in result.reason
 
 
 @pytest.mark.parametrize("path", ["evals/x.json", "skills/s/evals/x.json", "eval/x.json", "tests/evals/sub/x.json"])
@@ -40,11 +40,15 @@ def test_an_evals_folder_gives_context(path):
     assert plan(TRIGGERS, path).status == "changed"
 
 
-def test_a_named_skill_gives_context():
+def test_a_named_skill_is_never_context():
+    # A script's test inputs name skills too (`{"skill": ..., "triggers": ["pull_request"]}`).
     data = {"skill_name": "s", "cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]}
-    assert plan(json.dumps(data), "data/x.json").status == "changed"
+    assert plan(json.dumps(data), "data/x.json").status == "unclaimed"
     records = [{"skill": "s", "question": "q", "answer": "a"}]
-    assert plan(json.dumps(records), "data/x.json").status == "changed"
+    assert plan(json.dumps(records), "data/x.json").status == "unclaimed"
+    events = {"skill": "ci-review", "triggers": ["pull_request", "push"]}
+    result = plan(json.dumps(events), "skills/ci-review/scripts/fixtures/valid.json")
+    assert result.status == "unclaimed" and result.new_bytes is None
 
 
 def test_a_configured_include_gives_context(tmp_path, capsys, monkeypatch):
@@ -293,7 +297,7 @@ def test_a_declared_id_is_said_to_be_unused_in_place(tmp_path, capsys, monkeypat
 
 def test_verbose_notes_match_detect(tmp_path, capsys):
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "partial.json").write_text(json.dumps({"cases": [{"id": "a", "prompt": "p"}]}))
+    (tmp_path / "evals" / "partial.json").write_text(json.dumps({"cases": [{"id": "a", "base": "b"}]}))
     (tmp_path / "evals" / "ok.json").write_text(CASES)
     main(["detect", "--repo-root", str(tmp_path), str(tmp_path)])
     said = capsys.readouterr().out
@@ -309,14 +313,14 @@ def test_verbose_notes_match_detect(tmp_path, capsys):
 
 def test_a_link_to_an_excluded_file_is_not_rewritten_and_one_target_counts_once(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # --exclude globs are relative to the current directory
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "a.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]}))
+    (tmp_path / "golden").mkdir()
+    (tmp_path / "golden" / "a.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]}))
     (tmp_path / "evals").mkdir()
-    (tmp_path / "evals" / "link.json").symlink_to("../data/a.json")
-    (tmp_path / "evals" / "again.json").symlink_to("../data/a.json")
-    before = (tmp_path / "data" / "a.json").read_bytes()
-    assert main(["migrate", "--exclude", "data", "--repo-root", str(tmp_path), str(tmp_path / "evals")]) == 0
-    assert (tmp_path / "data" / "a.json").read_bytes() == before
+    (tmp_path / "evals" / "link.json").symlink_to("../golden/a.json")
+    (tmp_path / "evals" / "again.json").symlink_to("../golden/a.json")
+    before = (tmp_path / "golden" / "a.json").read_bytes()
+    assert main(["migrate", "--exclude", "golden", "--repo-root", str(tmp_path), str(tmp_path / "evals")]) == 0
+    assert (tmp_path / "golden" / "a.json").read_bytes() == before
     capsys.readouterr()
     assert main(["migrate", "--check", "--repo-root", str(tmp_path), str(tmp_path)]) == 1
     assert "1 would migrate" in capsys.readouterr().err

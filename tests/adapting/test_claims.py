@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.claims import CLAIMED, NOT_FIXTURE, OTHER_TOOL, UNCLAIMED, decide
+from fixture_migrate.claiming.rules import CLAIMED, NOT_FIXTURE, OTHER_TOOL, UNCLAIMED, decide
 from fixture_migrate.adapting.registry import migration_registry
 from fixture_migrate.cli.app import main
 from fixture_migrate.formats import Unit
@@ -78,21 +78,45 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p", "constraints": {"n": 1}}]},
-            UNCLAIMED,
-            None,
+            CLAIMED,
+            "generic",
             id="input-without-expected",
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p", "ideal": "i"}, {"id": "b", "prompt": "q"}]},
+            CLAIMED,
+            "generic",
+            id="one-record-lacks-expected",
+        ),
+        pytest.param(
+            {"golden_cases": [{"id": "a", "query": "q", "expected_skill": "s"}]},
+            CLAIMED,
+            "generic",
+            id="records-under-another-key",
+        ),
+        pytest.param(
+            [{"query": "route me", "expected_skill": "s", "category": "routing"}],
+            CLAIMED,
+            "generic",
+            id="bare-list-of-queries",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p"}, {"id": "b", "prompt": "q"}, {"id": "c", "steps": [1]}]},
+            CLAIMED,
+            "generic",
+            id="one-odd-record-does-not-sink-the-file",
+        ),
+        pytest.param(
+            {"cases": [{"id": "a", "prompt": "p"}, {"id": "b", "steps": [1]}, {"id": "c", "steps": [2]}]},
             UNCLAIMED,
             None,
-            id="one-record-lacks-expected",
+            id="most-records-without-input",
         ),
         pytest.param(
             {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"
         ),
         pytest.param({"name": "x", "version": 1}, NOT_FIXTURE, None, id="config"),
-        pytest.param([{"role": "user", "text": "hi"}], UNCLAIMED, None, id="bare-list-of-records-in-evals"),
+        pytest.param([{"role": "user", "text": "hi"}], UNCLAIMED, None, id="chat-messages-in-evals"),
         pytest.param(
             {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
             OTHER_TOOL,
@@ -167,14 +191,17 @@ def test_a_python_dict_of_a_known_family_holding_a_name_stays_an_error(tmp_path,
 
 def test_detect_json_is_valid_json_and_explains(tmp_path, capsys):
     (tmp_path / "empty.py").write_text("import os\n")
-    (tmp_path / "cases.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "answer": "a"}]}))
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "cases.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "answer": "a"}]}))
     assert main(["detect", "--output-format", "json", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     records = json.loads(capsys.readouterr().out)
     by_path = {Path(r["path"]).name: r for r in records}
     assert by_path["empty.py"]["status"] == "not_fixture"
-    assert by_path["cases.json"]["adapter"] == "generic" and "answer" in by_path["cases.json"]["reason"]
-    assert main(["detect", "-v", "--repo-root", str(tmp_path), str(tmp_path / "cases.json")]) == 0
-    assert "records carry input (prompt) and expected outcome (answer)" in capsys.readouterr().out
+    assert by_path["cases.json"]["adapter"] == "generic" and "prompt" in by_path["cases.json"]["reason"]
+    assert by_path["cases.json"]["rule"] == "territory_records"
+    assert main(["detect", "-v", "--repo-root", str(tmp_path), str(tmp_path / "evals" / "cases.json")]) == 0
+    out = capsys.readouterr().out
+    assert "records carry an input (prompt)" in out and "[territory_records]" in out
 
 
 # --- walks -----------------------------------------------------------------------------------
@@ -184,9 +211,10 @@ def test_gitignore_and_exclude_in_walks(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # --exclude globs are relative to the current directory (no configuration)
     fixture = json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]})
     for name in ("kept.json", "build/out.json", "logs/a.json", "vendor/b.json"):
+        name = f"evals/{name}"
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(fixture)
-    (tmp_path / ".gitignore").write_text("build/\n*.json\n!kept.json\n!vendor/\n!vendor/*.json\n")
+    (tmp_path / ".gitignore").write_text("build/\n*.json\n!kept.json\n!evals/vendor/\n!evals/vendor/*.json\n")
     common = ["detect", "--repo-root", str(tmp_path)]
     assert main([*common, str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -194,7 +222,7 @@ def test_gitignore_and_exclude_in_walks(tmp_path, capsys, monkeypatch):
     assert "build/out.json" not in out and "logs/a.json" not in out
     assert main([*common, "--extend-exclude", "vendor", str(tmp_path)]) == 0
     assert "vendor/b.json" not in capsys.readouterr().out
-    assert main([*common, str(tmp_path / "build" / "out.json")]) == 0  # named: always processed
+    assert main([*common, str(tmp_path / "evals" / "build" / "out.json")]) == 0  # named: always processed
     assert "build/out.json: generic" in capsys.readouterr().out
 
 
@@ -297,11 +325,11 @@ def test_a_migrated_local_family_migrates_to_itself():
 
 def test_a_gitignore_pattern_git_cannot_read_is_passed_over(tmp_path, capsys):
     (tmp_path / ".gitignore").write_text("!\n*.log.json\n")
-    (tmp_path / "a.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]}))
+    (tmp_path / "evals.json").write_text(json.dumps({"skill": "s", "cases": [{"prompt": "p", "ideal": "i"}]}))
     (tmp_path / "b.log.json").write_text("{}")
     assert main(["detect", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "a.json: generic" in out and "b.log.json" not in out
+    assert "evals.json: generic" in out and "b.log.json" not in out
 
 
 def test_evidence_is_computed_once_per_unit_and_again_for_new_data():

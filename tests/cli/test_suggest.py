@@ -32,7 +32,7 @@ BARE_ARRAY = [
 INPUT_ONLY = {
     "version": 3,
     "skill": "graph",
-    "cases": [{"id": "slice", "prompt": "Plan the slice.", "constraints": {"budget": 1200}}],
+    "cases": [{"id": "slice", "prompt": "Plan the slice.", "limits": {"budget": 1200}}],
 }
 OTHER_KEY = {"items": [{"id": "q1", "question": "2+2?", "answer": "4", "difficulty": "easy"}]}
 YAML_TESTS = (
@@ -97,7 +97,7 @@ def test_suggest_names_what_it_could_not_place(tmp_path, capsys):
     assert main(["suggest", "--repo-root", str(tmp_path), str(path)]) == 0
     out = capsys.readouterr().out
     assert 'input = "prompt"' in out
-    assert '# expected_outcome = "FIELD"' in out and "constraints" in out
+    assert '# expected_outcome = "FIELD"' in out and "limits" in out
 
 
 def test_suggest_generalizes_only_across_the_files_given(tmp_path, capsys):

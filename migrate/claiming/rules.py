@@ -1,0 +1,313 @@
+"""Who takes a payload, and why: the claim rules behind `migrate`, `detect`, `normalize`
+and `validate` (DESIGN.md, "Claiming a file: where decides whether, the fields decide how").
+
+One ordered list of named rules (`RULES`) over facts computed once per payload
+(`fixture_migrate.claiming.facts.UnitFacts`); the first rule that decides gives the
+claim, and `detect -v` names it:
+
+| rule | decides |
+|---|---|
+| `known_family` | the canonical pass-through, a legacy family (its schema_version and shape) or a plugin: migrated |
+| `declared_family` | a family declared in pyproject.toml (`[tool.fixture-migrate.adapters.NAME]` with `files`): migrated |
+| `other_tool` | another eval tool's file, by its own signature (promptfoo, skill-creator, OpenAI Evals, Inspect AI, DeepEval, LangSmith): left for `fixture-migrate import --from FORMAT` |
+| `ruled_out` | a well-known configuration, a JSON Schema, `docs/validation/`, `docs/plans/`, a generated report, a run's results: not a fixture |
+| `sandbox` | a file in an eval's sandbox inside fixture territory (`workspace/`, `iteration-N/`, a folder with its own `package.json`, ...): not a fixture |
+| `territory_records` | in fixture territory, a list of records (any key, a bare list, JSON Lines, a Python `CASES` list) whose records carry an input: migrated by the vocabulary's mapping |
+| `territory_trigger_lists` | in fixture territory, trigger lists (`should_trigger`, `positive`, `near_miss`, ...): migrated |
+| `territory_local_family` | in fixture territory, a payload a local family's adapter claims by its own shape (`output_cases_jsonl` lines, a `case_list` with the evidence): migrated |
+| `outside_territory` | records with an input and an expected outcome (or trigger lists) outside fixture territory: unclaimed, named with the `include` or `suggest` that brings them in |
+| `looks_like_fixture` | a case list that looks like cases but carries no input: unclaimed, named |
+| `territory_unplaced` | in fixture territory, records or queries no rule places: unclaimed, named |
+| `not_a_fixture` | anything else: not a fixture |
+
+A `skill` key alone is never evidence of a fixture. Each claim carries its rule and a
+one-line reason, which `detect -v` prints and reports name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fixture_migrate.adapting.protocol import Adapter
+from fixture_migrate.adapting.vocabulary import QUERY_KEY_HINTS
+from fixture_migrate.claiming.facts import LOCAL_FAMILIES, UnitFacts, is_local, other_tool, other_tool_shape
+from fixture_migrate.claiming.territory import OUTSIDE_TERRITORY
+from fixture_migrate.contract import rules as c
+from fixture_migrate.formats import Unit
+from fixture_migrate.slots import Record
+
+CLAIMED = "claimed"
+OTHER_TOOL = "other_tool"
+UNCLAIMED = "unclaimed"
+NOT_FIXTURE = "not_fixture"
+
+
+class Claim(Record):
+    """The decision for one payload: `status` (`CLAIMED`, `OTHER_TOOL`, `UNCLAIMED`,
+    `NOT_FIXTURE`), the `adapter` when claimed, the `import_from` format for another
+    tool's file, the `reason` in one line, and the `rule` (a name in `RULES`) that decided."""
+
+    __slots__ = ("status", "adapter", "reason", "import_from", "rule")
+
+    def __init__(
+        self,
+        status: str,
+        adapter: Adapter | None = None,
+        reason: str = "",
+        import_from: str | None = None,
+        rule: str = "",
+    ) -> None:
+        self.status = status
+        self.adapter = adapter
+        self.reason = reason
+        self.import_from = import_from
+        self.rule = rule
+
+
+def explain(adapter: Adapter, unit: Unit) -> str:
+    """Why `adapter` claims `unit`: its own `explain` when it has one, else its
+    schema_version and what it reads."""
+    own = getattr(adapter, "explain", None)
+    if callable(own):
+        return own(unit)
+    data = unit.data
+    if adapter.kind == "canonical":
+        return f"schema_version {c.CANONICAL_SCHEMA_VERSION!r}"
+    if isinstance(data, dict) and c.is_non_empty_string(data.get("schema_version")):
+        return f"schema_version {data['schema_version']!r}"
+    return adapter.summary
+
+
+__all__ = [
+    "CLAIMED", "OTHER_TOOL", "UNCLAIMED", "NOT_FIXTURE", "Claim", "RULES", "decide", "decide_facts", "explain",
+    "claim_words", "held_records", "python_records", "is_local", "other_tool", "other_tool_shape", "LOCAL_FAMILIES",
+]  # fmt: skip
+
+Rule = Callable[[UnitFacts], "Claim | None"]
+"""A claim rule: the claim it gives a payload's facts, or None when it does not decide."""
+
+
+def known_family(facts: UnitFacts) -> Claim | None:
+    """The canonical pass-through, a legacy family or a plugin claims the payload."""
+    adapter = facts.known
+    if adapter is None:
+        return None
+    return Claim(CLAIMED, adapter, explain(adapter, facts.unit))
+
+
+def declared_family(facts: UnitFacts) -> Claim | None:
+    """A family declared in pyproject.toml claims the payload by path and shape."""
+    for family in facts.declared:
+        if family.claims_at(facts.unit, facts.path):
+            return Claim(CLAIMED, family, family.explain(facts.unit))
+    return None
+
+
+def other_tool_rule(facts: UnitFacts) -> Claim | None:
+    """Another eval tool's file, recognized by its own signature: left for `import`."""
+    tool = facts.other_tool
+    if tool is None:
+        return None
+    fmt, what = tool
+    return Claim(
+        OTHER_TOOL,
+        reason=f"{what}: another tool's file; `fixture-migrate import --from {fmt}` takes it",
+        import_from=fmt,
+    )
+
+
+def ruled_out_rule(facts: UnitFacts) -> Claim | None:
+    """A file a local family may never claim (`fixture_migrate.claiming.territory.ruled_out`)."""
+    out = facts.ruled_out
+    return None if out is None else Claim(NOT_FIXTURE, reason=f"not a fixture: {out}")
+
+
+def sandbox_rule(facts: UnitFacts) -> Claim | None:
+    """A file in an eval's sandbox inside fixture territory is data."""
+    where = facts.sandbox
+    return None if where is None else Claim(NOT_FIXTURE, reason=f"not a fixture: {where}")
+
+
+def territory_records(facts: UnitFacts) -> Claim | None:
+    """In fixture territory, a list of records whose records carry an input: migrated."""
+    if facts.territory is None or facts.local_adapter is None:
+        return None
+    ok, why = facts.input_records
+    if not ok or facts.trigger_lists_win:
+        return None
+    key = facts.records_key
+    where = f"`{key}`" if key else ("`" + facts.unit.binding + "`" if facts.unit.binding else "the bare list")
+    return Claim(CLAIMED, facts.local_adapter, f"{where}: {why} ({facts.territory})")
+
+
+def territory_trigger_lists(facts: UnitFacts) -> Claim | None:
+    """In fixture territory, trigger lists: migrated, one case per query."""
+    if facts.territory is None or not facts.trigger_lists or facts.local_adapter is None:
+        return None
+    lists = ", ".join(f"`{k}`" for k in facts.trigger_lists)
+    return Claim(CLAIMED, facts.local_adapter, f"trigger lists {lists} ({facts.territory})")
+
+
+def territory_local_family(facts: UnitFacts) -> Claim | None:
+    """In fixture territory, a payload a local family's adapter claims by its own shape
+    (`output_cases_jsonl` lines, a `case_list` with the evidence): migrated."""
+    found = facts.detected
+    if facts.territory is None or found is None or facts.known is not None:
+        return None
+    adapter = facts.local_adapter or found
+    return Claim(CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.territory})")
+
+
+def outside_territory(facts: UnitFacts) -> Claim | None:
+    """Records with an input and an expected outcome, or trigger lists, outside fixture
+    territory: named, not migrated (records with an input alone are data there)."""
+    if facts.territory is not None or not facts.evidence:
+        return None
+    return Claim(UNCLAIMED, reason=f"a local family ({explain(facts.local_adapter, facts.unit)}), but {OUTSIDE_TERRITORY}")
+
+
+def looks_like_fixture_rule(facts: UnitFacts) -> Claim | None:
+    """A case list that looks like cases but carries no input: named, not migrated."""
+    if not facts.looks_like_fixture:
+        return None
+    ok, why = facts.input_records
+    if ok and facts.territory is None:
+        why = OUTSIDE_TERRITORY
+    elif ok:
+        why = f"{why}, yet no rule places it"
+    return Claim(UNCLAIMED, reason=f"looks like a fixture of a local family, but {why}")
+
+
+def territory_unplaced(facts: UnitFacts) -> Claim | None:
+    """In fixture territory, records or queries that no rule places: named, not migrated."""
+    if facts.territory is None or facts.path is None:
+        return None
+    held = held_records(facts.unit.data)
+    if held is None:
+        return None
+    return Claim(UNCLAIMED, reason=f"{facts.territory} and holds {held}, but no rule places it")
+
+
+def not_a_fixture(facts: UnitFacts) -> Claim:
+    """Anything else is not a fixture."""
+    return Claim(NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
+
+
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("known_family", known_family),
+    ("declared_family", declared_family),
+    ("other_tool", other_tool_rule),
+    ("ruled_out", ruled_out_rule),
+    ("sandbox", sandbox_rule),
+    ("territory_records", territory_records),
+    ("territory_trigger_lists", territory_trigger_lists),
+    ("territory_local_family", territory_local_family),
+    ("outside_territory", outside_territory),
+    ("looks_like_fixture", looks_like_fixture_rule),
+    ("territory_unplaced", territory_unplaced),
+    ("not_a_fixture", not_a_fixture),
+)
+"""The claim rules in order: `(name, rule)`; see the module docstring."""
+
+
+def decide_facts(facts: UnitFacts) -> Claim:
+    """The claim the first deciding rule of `RULES` gives `facts`, with the rule's name."""
+    for name, rule in RULES:
+        claim = rule(facts)
+        if claim is not None:
+            claim.rule = name
+            return claim
+    raise AssertionError("the last rule always decides")  # pragma: no cover
+
+
+def decide(
+    registry: Any,
+    unit: Unit,
+    *,
+    syntax: str | None = None,
+    path: Path | None = None,
+    declared: Any = (),
+    root: Path | None = None,
+    included: bool = False,
+) -> Claim:
+    """The claim for `unit` by `registry` (a `Registry`) and the `declared` families
+    (`fixture_migrate.adapting.families`) of the file `path` (`root` the repository root,
+    `included` whether it matches a configured `include`); see the module docstring."""
+    facts = UnitFacts(registry, unit, syntax=syntax, path=path, declared=declared, root=root, included=included)
+    return decide_facts(facts)
+
+
+
+
+def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:
+    """Where `data` holds a non-empty list of records (objects), within three levels of
+    objects, a top-level list of queries (strings under a key that names queries:
+    `should_fire`, `trigger_queries`, ...), or an empty `cases`/`examples` list, as
+    `"a list of records at `suite.cases`"`; None when it holds none of these (a
+    configuration's lists of identifiers are not queries)."""
+    if isinstance(data, list) and data:
+        if all(isinstance(item, dict) for item in data):
+            return "a list of records" + (f" at `{where}`" if where else "")
+        if depth == 1 and all(isinstance(item, str) for item in data):
+            if any(hint in where.lower() for hint in QUERY_KEY_HINTS):
+                return f"a list of queries at `{where}`"
+        return None
+    if isinstance(data, dict) and depth < 3:
+        if depth == 0:
+            for key in ("cases", "examples"):
+                if data.get(key) == []:
+                    return f"an empty `{key}` list"
+        for key, value in data.items():
+            found = held_records(value, f"{where}.{key}" if where else str(key), depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def python_records(raw: bytes) -> str | None:
+    """Where a Python module binds a literal holding records at module level (`TEST_CASES =
+    [...]`, `EVALS = {"evals": [...]}`), as `"`TEST_CASES` holds a list of records"`; None
+    when no such binding (or the module cannot be parsed)."""
+    import ast
+
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if not names or not isinstance(value, (ast.List, ast.Tuple, ast.Dict)):
+            continue
+        try:
+            data = ast.literal_eval(value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(data, tuple):
+            data = list(data)
+        held = held_records(data)
+        if held is not None:
+            return f"`{names[0]}` holds {held}"
+    return None
+
+
+def claim_words(claim: Claim) -> str:
+    """What `detect` says of a claim: `adapter (kind)`, `canonical`, left for import,
+    unclaimed, or not a fixture (the `-v` notes of `validate` and `normalize` say the same)."""
+    adapter = claim.adapter
+    if adapter is None:
+        return {
+            "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
+            "unclaimed": "unclaimed local family, not migrated",
+        }.get(claim.status, "not a fixture")
+    if adapter.kind == "canonical":
+        return "canonical"
+    return f"{adapter.name} ({adapter.kind})"

@@ -1,0 +1,287 @@
+"""Where fixtures live: fixture territory, the sandboxes inside it, and the files that are
+never a local family's fixture (DESIGN.md, "Claiming a file: where decides whether").
+
+**Fixture territory** is where a repository keeps its eval fixtures:
+
+- a folder named `evals`, `eval`, `evaluations` or `evaluation` at any depth (a skill's
+  `evals/` folder is the contract's home; `tests/evals/` and a top-level `evals/` are
+  named the same way), or a folder whose name starts with `golden`;
+- a file named like one: `evals.*` / `eval.*`, `*eval*cases*`, `*eval*set*`,
+  `*trigger*cases*`, `*trigger*queries*`, `*routing*cases*`, `golden*`, `*.eval.*`,
+  `*-evals.*` / `*_evals.*`, `*-eval.*` / `*_eval.*`;
+- and every configured `include` (or `[tool.fixture-migrate.skill]` glob).
+
+A `skill` key is never evidence of territory: a script's test inputs name skills too.
+
+**Sandboxes** inside territory are an eval's data, not fixtures: a folder below the
+territory folder named `workspace(s)`, `iteration-<n>`, `outputs`, `runs`, `results`,
+`templates`, `charts`, `node_modules`, `snapshots` or `__snapshots__`, or
+one holding its own project (`package.json`, `pyproject.toml`, `setup.py`,
+`Chart.yaml`, `Cargo.toml`, `go.mod`) or that is a Python package (`__init__.py`: an
+`evals` package of code, whose data files its code reads). A walk skips what cannot be parsed there, with
+the reason, and never claims a local family there.
+
+**Never a local family's fixture**, whatever the above says (`ruled_out`): a well-known
+configuration (`package.json`, `tsconfig*.json`, anything under `.github/`, ...), a
+JSON Schema, a file under `docs/validation/` or `docs/plans/` (the contract's non-source
+paths), a generated report (`generated_at`, `command`) or a run's results (records
+carrying `actual`, `passed`, `score`, `output`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+TERRITORY_FOLDERS = frozenset({"evals", "eval", "evaluations", "evaluation"})
+"""Folder names that make what lies below them fixture territory (`golden*` too)."""
+
+TERRITORY_FILES = (
+    "evals.*",
+    "eval.*",
+    "*eval*cases*",
+    "*eval*set*",
+    "*trigger*cases*",
+    "*trigger*queries*",
+    "*routing*cases*",
+    "golden*",
+    "*.eval.*",
+    "*-evals.*",
+    "*_evals.*",
+    "*-eval.*",
+    "*_eval.*",
+)
+"""File names (globs, lower case) that make a file fixture territory wherever it lies."""
+
+SANDBOX_FOLDERS = frozenset(
+    {
+        "workspace",
+        "workspaces",
+        "outputs",
+        "runs",
+        "results",
+        "templates",
+        "charts",
+        "node_modules",
+        "snapshots",
+        "__snapshots__",
+    }
+)
+"""Folder names below a territory folder that hold an eval's data, not fixtures."""
+
+_ITERATION = re.compile(r"iteration[-_]?\d+")
+
+PROJECT_MARKERS = ("package.json", "pyproject.toml", "setup.py", "Chart.yaml", "Cargo.toml", "go.mod", "__init__.py")
+"""Files that make a folder below a territory folder a project of its own, or a package
+of code whose data files code reads (a sandbox)."""
+
+WELL_KNOWN_CONFIGS = (
+    "package.json",
+    "package-lock.json",
+    "tsconfig*.json",
+    "jsconfig*.json",
+    "composer.json",
+    "deno.json",
+    "lerna.json",
+    "nx.json",
+    "angular.json",
+    "turbo.json",
+    "vercel.json",
+    "firebase.json",
+    "renovate.json",
+    "manifest.json",
+    "app.json",
+    "babel.config.json",
+    ".babelrc*",
+    ".eslintrc*",
+    ".prettierrc*",
+    "*.schema.json",
+    "docker-compose*.yml",
+    "docker-compose*.yaml",
+    "compose.yml",
+    "compose.yaml",
+    "openapi*.yaml",
+    "openapi*.yml",
+    "openapi*.json",
+    "swagger*.json",
+    "swagger*.yaml",
+    "labeler.yml",
+    "labeler.yaml",
+    "dependabot.yml",
+    "codecov.yml",
+    "mkdocs.yml",
+    "action.yml",
+    "action.yaml",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    "Chart.yaml",
+    "values*.yaml",
+    "environment.yml",
+    "pyproject.toml",
+)
+"""File names (globs) of configurations other tools own."""
+
+NON_SOURCE_PATHS = ("docs/validation/", "docs/plans/")
+"""The contract's non-source paths: what lies there is never a fixture to rewrite."""
+
+REPORT_KEYS = frozenset({"generated_at", "command"})
+"""Top-level members of a generated report."""
+
+RESULT_FIELDS = frozenset({"actual", "passed", "score", "output"})
+"""Record members of a run's results."""
+
+
+def relative(path: Path, root: Path | None) -> PurePosixPath:
+    """`path` relative to `root` (lexically, after `os.path.abspath`), as a POSIX path; the
+    absolute path when it lies outside `root` or no root is given."""
+    absolute = Path(os.path.abspath(path))
+    if root is not None:
+        try:
+            return PurePosixPath(absolute.relative_to(Path(os.path.abspath(root))).as_posix())
+        except ValueError:
+            pass
+    return PurePosixPath(absolute.as_posix())
+
+
+def _territory_folders(parts: tuple[str, ...]) -> list[int]:
+    """The indexes in `parts` (folders) of the territory folders, outermost first."""
+    found = []
+    for index, part in enumerate(parts):
+        lowered = part.lower()
+        if lowered in TERRITORY_FOLDERS or lowered.startswith("golden"):
+            found.append(index)
+    return found
+
+
+def territory_file(name: str) -> bool:
+    """True when a file named `name` is fixture territory by its name alone."""
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, glob) for glob in TERRITORY_FILES)
+
+
+class Places:
+    """Says where a file lies: in fixture territory, in a sandbox there (module docstring).
+    Remembers which folders hold a project marker or an `__init__.py`, so a walk stats
+    each folder once; the facts are judged on the path relative to the repository root."""
+
+    def __init__(self) -> None:
+        self._markers: dict[str, str | None] = {}
+
+    def _marker(self, folder: Path, markers: tuple[str, ...] = PROJECT_MARKERS) -> str | None:
+        key = f"{folder}\0{len(markers)}"
+        if key not in self._markers:
+            self._markers[key] = next((m for m in markers if os.path.isfile(folder / m)), None)
+        return self._markers[key]
+
+    def _start(self, folders: tuple[str, ...], base: Path) -> int | None:
+        """The territory folder that holds the file: the innermost one below which no
+        folder is a Python package's code. A territory folder that is itself a package
+        (`evals/__init__.py`: a library of code named `evals`) gives territory only to
+        the files directly in it; its sub-folders are its code's data."""
+        indexes = _territory_folders(folders)
+        for index in indexes:
+            last = index == len(folders) - 1
+            if last or self._marker(base.joinpath(*folders[: index + 1]), ("__init__.py",)) is None:
+                return index
+        return None
+
+    def territory(self, path: Path | None, root: Path | None = None, *, included: bool = False) -> str | None:
+        """Why the file `path` lies in fixture territory (one phrase), or None when it does
+        not. `included`: the file matches a configured `include` or skill glob."""
+        if path is None:
+            return "given directly"
+        rel = relative(path, root)
+        folders = rel.parts[:-1]
+        start = self._start(folders, _base(root))
+        if start is not None:
+            return f"in fixture territory (the `{folders[start]}/` folder)"
+        if territory_file(rel.name):
+            return f"in fixture territory (a file named `{rel.name}`)"
+        if included:
+            return "under a configured include"
+        return None
+
+    def sandbox(self, path: Path | None, root: Path | None = None) -> str | None:
+        """Why `path` lies in a sandbox (one phrase), or None. Only folders *below* the
+        territory folder count: the territory folder's own `package.json` is an eval
+        harness's, and the fixtures beside it stay fixtures."""
+        if path is None:
+            return None
+        rel = relative(path, root)
+        folders = rel.parts[:-1]
+        base = _base(root)
+        start = self._start(folders, base)
+        if start is None:
+            return None
+        for index in range(start + 1, len(folders)):
+            name = folders[index].lower()
+            where = "/".join(folders[: index + 1])
+            if name in SANDBOX_FOLDERS or _ITERATION.fullmatch(name):
+                return f"in an eval's sandbox (`{where}/`): data, not fixtures"
+            marker = self._marker(base.joinpath(*folders[: index + 1]))
+            if marker is not None:
+                return f"in an eval's sandbox (`{where}/` holds its own `{marker}`): data, not fixtures"
+        return None
+
+
+def _base(root: Path | None) -> Path:
+    return Path(os.path.abspath(root)) if root is not None else Path("/")
+
+
+_places = Places()
+
+
+def territory(path: Path | None, root: Path | None = None, *, included: bool = False) -> str | None:
+    """`Places.territory` with the process's `Places` (the folders it stats are remembered
+    for the run; a new process starts afresh)."""
+    return _places.territory(path, root, included=included)
+
+
+def sandbox(path: Path | None, root: Path | None = None) -> str | None:
+    """`Places.sandbox` with the process's `Places`."""
+    return _places.sandbox(path, root)
+
+
+def ruled_out(path: Path | None, data: Any, root: Path | None = None, records: list[Any] | None = None) -> str | None:
+    """Why the file `path` holding `data` (whose records are `records`, when it has any) is
+    never a local family's fixture, or None."""
+    if path is not None:
+        rel = relative(path, root)
+        if any(fnmatch.fnmatchcase(rel.name, glob) for glob in WELL_KNOWN_CONFIGS):
+            return f"a well-known configuration file ({rel.name})"
+        if ".github" in rel.parts[:-1]:
+            return "a file under .github/ (a tool's configuration)"
+        text = rel.as_posix()
+        for prefix in NON_SOURCE_PATHS:
+            if text.startswith(prefix) or f"/{prefix}" in text:
+                return f"under {prefix} (documentation, not a fixture source)"
+    if isinstance(data, dict):
+        if "$schema" in data:
+            return "a document declaring `$schema` (a JSON Schema or a tool's configuration)"
+        if "type" in data and "properties" in data or "$defs" in data or "definitions" in data:
+            return "a JSON Schema (type and properties, $defs or definitions)"
+        found = sorted(REPORT_KEYS.intersection(data))
+        if found:
+            return f"a generated report ({', '.join(found)})"
+    for record in records or ():
+        if isinstance(record, dict):
+            found = sorted(RESULT_FIELDS.intersection(record))
+            if found:
+                return f"a run's results (records carry {', '.join(found)})"
+    return None
+
+
+def in_territory_folder(path: Path, root: Path | None = None) -> bool:
+    """True when `path` lies below a territory folder (`evals/`, `eval/`, `golden*/`, ...)."""
+    return bool(_territory_folders(relative(path, root).parts[:-1]))
+
+
+OUTSIDE_TERRITORY = (
+    "it lies outside fixture territory (an `evals`/`eval` folder, a file named `evals.*` or "
+    "`*eval*cases*`, a configured include): add it to `include` or declare its family "
+    "(`fixture-migrate suggest`) to migrate it"
+)
+"""The reason given for a local family found outside fixture territory."""
