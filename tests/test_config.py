@@ -160,7 +160,7 @@ def test_include_and_exclude_select_walked_files(tmp_path, monkeypatch, capsys):
     assert run.code == 1
     assert "would migrate skills/demo/evals/a.json" in run.err
     assert "skills/old" not in run.err and "fixtures/c.json" not in run.err
-    assert "1 file scanned: 1 would migrate (1 case)" in run.err
+    assert "Would migrate 1 file (1 case) (1 file scanned)" in run.err
 
 
 def test_named_file_is_processed_unless_force_exclude(tmp_path, monkeypatch, capsys):

@@ -375,7 +375,7 @@ def test_a_dash_name_in_a_walk_is_a_file_not_an_option(tmp_path, capsys):
     (tmp_path / "-v.json").write_text(legacy())
     (tmp_path / "--check.json").write_text(legacy())
     code, _, err = run(capsys, "migrate", "--repo-root", str(tmp_path), str(tmp_path))
-    assert code == 0 and "2 migrated" in err
+    assert code == 0 and "Migrated 2 files" in err
 
 
 def test_a_dash_name_given_directly_needs_the_usual_separator(tmp_path, monkeypatch, capsys):

@@ -44,10 +44,10 @@ a role by pattern:
 | role | name patterns, in order |
 |---|---|
 | `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `veto*`, `never*`, `should_not_*`, `do_not*`, `dont_*` |
-| `expected_outcome` | `expected*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `reference_*`, `assert*`, `grading*` |
-| `input` | `*_prompt` and `prompt_*` (not `system_prompt`), `*_query`, `query_*`, `*_question`, `question_*`, `*_input`, `input_*`, `*_utterance`, `*_request`, `*_message`, `*_instruction`, `instructions`, `scenario`, `situation` |
+| `expected_outcome` | `expected*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
+| `input` | `*_prompt` and `prompt_*` (not `system_prompt`), `*_query`, `query_*`, `*_question`, `question_*`, `*_input`, `input_*`, `*_utterance`, `*_request`, `*_message`, `*_instruction`, `instructions`, `inputs`, `scenario`, `situation` |
 | `coverage_tags` | `type`, `kind`, `category`, `categories`, `tags`, `tag`, `bucket`, `case_type`, `polarity`: a value that is a contract tag (`CONTRACT_TAGS`) becomes a coverage tag; a trigger polarity word (`POLARITY_WORDS`) gives the polarity |
-| `input` (value shape) | the one field, of no other role, holding free text (three words or more) in most records |
+| `input` (value shape) | the one field, of no other role and not a describing one (`title`, `description`, `notes`, ...), holding free text (six words or more) in most records |
 
 Value shapes still decide per record: `input` takes a non-blank string,
 `expected_outcome` a value holding a non-blank string (never a boolean), forbidden
@@ -244,14 +244,14 @@ ROLE_PATTERNS: Final = (
             "expected*", "*_expected", "expect", "acceptance*", "accept_*", "checks", "*_checks", "criteria",
             "*_criteria", "rubric*", "required", "required_*", "requirements", "must_include*", "must_contain*",
             "must_mention*", "must_have*", "should_*", "constraints", "decision", "*_decision", "ideal_*",
-            "golden_*", "reference_*", "assert*", "grading*",
+            "golden_*", "gold_*", "ground_truth*", "reference_*", "assert*", "grading*",
         ),
     ),
     (
         "input",
         (
             "*_prompt", "prompt_*", "*_query", "query_*", "*_question", "question_*", "*_input", "input_*",
-            "*_utterance", "*_request", "*_message", "*_instruction", "instructions", "scenario", "situation",
+            "*_utterance", "*_request", "*_message", "*_instruction", "instructions", "inputs", "scenario", "situation",
         ),
     ),
     ("coverage_tags", ("type", "kind", "category", "categories", "tags", "tag", "bucket", "case_type", "polarity")),
@@ -282,8 +282,16 @@ POLARITY_WORDS: Final = {
 }
 """Values of a coverage-tag field (`kind: negative`) that give the case's trigger polarity."""
 
-FREE_TEXT_WORDS: Final = 3
+FREE_TEXT_WORDS: Final = 6
 """The words a string holds at least to count as free text (the value-shape rule for `input`)."""
+
+NOT_INPUT_BY_SHAPE: Final = frozenset(
+    {
+        "title", "name", "label", "summary", "subject", "headline", "description", "desc", "notes", "note",
+        "comment", "comments", "reason", "rationale", "explanation", "why", "purpose", "url", "path", "file",
+    }
+)  # fmt: skip
+"""Members that describe a record rather than hold its input: never the input by value shape."""
 
 
 def exact_role(key: str) -> str | None:
@@ -388,6 +396,7 @@ def family_roles(records: list[Any]) -> FamilyRoles:
             for key in signature
             if key not in reasons
             and key not in NEVER_BY_PATTERN
+            and key.lower() not in NOT_INPUT_BY_SHAPE
             and sum(is_free_text(r.get(key)) for r in objects) * 2 > len(objects)
         ]
         if len(texts) == 1:

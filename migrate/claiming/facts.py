@@ -233,3 +233,14 @@ class UnitFacts:
     def looks_like_fixture(self) -> bool:
         """True when the payload looks like a fixture (`evidence.looks_like_fixture`)."""
         return looks_like_fixture(self.unit)
+
+    @cached_property
+    def family(self) -> str | None:
+        """The payload's family, as reports name it: its records' members in first-seen
+        order (`"{id, prompt, ideal}"`, at most eight), else its trigger lists; None when
+        it holds neither."""
+        keys = v.signature_of(self.records) if self.records else self.trigger_lists
+        if not keys:
+            return None
+        shown = ", ".join(keys[:8]) + (", ..." if len(keys) > 8 else "")
+        return "{" + shown + "}"

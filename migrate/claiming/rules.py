@@ -47,9 +47,11 @@ NOT_FIXTURE = "not_fixture"
 class Claim(Record):
     """The decision for one payload: `status` (`CLAIMED`, `OTHER_TOOL`, `UNCLAIMED`,
     `NOT_FIXTURE`), the `adapter` when claimed, the `import_from` format for another
-    tool's file, the `reason` in one line, and the `rule` (a name in `RULES`) that decided."""
+    tool's file, the `reason` in one line, the `rule` (a name in `RULES`) that decided, and
+    the `family` of a local family's payload (its records' members, `"{id, prompt, ideal}"`,
+    or its trigger lists), by which reports group files."""
 
-    __slots__ = ("status", "adapter", "reason", "import_from", "rule")
+    __slots__ = ("status", "adapter", "reason", "import_from", "rule", "family")
 
     def __init__(
         self,
@@ -58,12 +60,14 @@ class Claim(Record):
         reason: str = "",
         import_from: str | None = None,
         rule: str = "",
+        family: str | None = None,
     ) -> None:
         self.status = status
         self.adapter = adapter
         self.reason = reason
         self.import_from = import_from
         self.rule = rule
+        self.family = family
 
 
 def explain(adapter: Adapter, unit: Unit) -> str:
@@ -218,6 +222,8 @@ def decide_facts(facts: UnitFacts) -> Claim:
         claim = rule(facts)
         if claim is not None:
             claim.rule = name
+            if claim.adapter is None or claim.adapter.kind == "generic":
+                claim.family = facts.family
             return claim
     raise AssertionError("the last rule always decides")  # pragma: no cover
 

@@ -5,7 +5,8 @@ never a local family's fixture (DESIGN.md, "Claiming a file: where decides wheth
 
 - a folder named `evals`, `eval`, `evaluations` or `evaluation` at any depth (a skill's
   `evals/` folder is the contract's home; `tests/evals/` and a top-level `evals/` are
-  named the same way), or a folder whose name starts with `golden`;
+  named the same way), or whose name's first word is one of these (`eval_data/`,
+  `evaluation_data/`, `evals-v2/`), or whose name starts with `golden`;
 - a file named like one: `evals.*` / `eval.*`, `*eval*cases*`, `*eval*set*`,
   `*trigger*cases*`, `*trigger*queries*`, `*routing*cases*`, `golden*`, `*.eval.*`,
   `*-evals.*` / `*_evals.*`, `*-eval.*` / `*_eval.*`;
@@ -15,7 +16,8 @@ A `skill` key is never evidence of territory: a script's test inputs name skills
 
 **Sandboxes** inside territory are an eval's data, not fixtures: a folder below the
 territory folder named `workspace(s)`, `iteration-<n>`, `outputs`, `runs`, `results`,
-`templates`, `charts`, `node_modules`, `snapshots` or `__snapshots__`, or
+`templates`, `charts`, `node_modules`, `snapshots`, `__snapshots__`, `seeds`,
+`mocks`, `cassettes` or `recordings` (the data an eval runs against), or
 one holding its own project (`package.json`, `pyproject.toml`, `setup.py`,
 `Chart.yaml`, `Cargo.toml`, `go.mod`) or that is a Python package (`__init__.py`: an
 `evals` package of code, whose data files its code reads). A walk skips what cannot be parsed there, with
@@ -68,6 +70,10 @@ SANDBOX_FOLDERS = frozenset(
         "node_modules",
         "snapshots",
         "__snapshots__",
+        "seeds",
+        "mocks",
+        "cassettes",
+        "recordings",
     }
 )
 """Folder names below a territory folder that hold an eval's data, not fixtures."""
@@ -146,14 +152,20 @@ def relative(path: Path, root: Path | None) -> PurePosixPath:
     return PurePosixPath(absolute.as_posix())
 
 
+def territory_folder(name: str) -> bool:
+    """True when a folder named `name` is a territory folder: `evals`, `eval`,
+    `evaluation(s)`, or a name whose first word is one of these (`eval_data`,
+    `evaluation_data`, `evals-v2`), or a name starting with `golden`."""
+    lowered = name.lower()
+    return lowered.startswith("golden") or _FIRST_WORD.split(lowered, 1)[0] in TERRITORY_FOLDERS
+
+
+_FIRST_WORD = re.compile(r"[-_. ]")
+
+
 def _territory_folders(parts: tuple[str, ...]) -> list[int]:
     """The indexes in `parts` (folders) of the territory folders, outermost first."""
-    found = []
-    for index, part in enumerate(parts):
-        lowered = part.lower()
-        if lowered in TERRITORY_FOLDERS or lowered.startswith("golden"):
-            found.append(index)
-    return found
+    return [index for index, part in enumerate(parts) if territory_folder(part)]
 
 
 def territory_file(name: str) -> bool:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fixture_migrate.cli import output
+from fixture_migrate.cli.groups import NotMigrated
 from fixture_migrate.cli.emitters import Emitter, emitter_class, emitter_for
 from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.cli.report import Report
@@ -147,6 +148,7 @@ def run_migrate(
     scanned = 0
     named = {path for path in paths if not path.is_dir()}
     other_tools: Counter[str] = Counter()
+    left = NotMigrated()
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
@@ -176,12 +178,13 @@ def run_migrate(
         elif result.status == "other_tool":
             assert result.import_from is not None
             other_tools[result.import_from] += 1
+            left.add(result, _display(path))
             report.note(f"{_display(path)}: left for import: {result.reason}")
         elif result.status == "unclaimed":
+            left.add(result, _display(path))
             report.note(
                 f"{_display(path)}: not migrated: {result.reason}; "
-                f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it",
-                always=True,
+                f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it"
             )
             emit.unclaimed(path, result.reason)
         elif result.status == "skipped":
@@ -206,7 +209,11 @@ def run_migrate(
         "errors": report.counts["error"],
         "moved_to_extensions": dict(sorted(moved.items())),
         "written": mode.write,
+        "families_not_migrated": left.families,
+        "not_migrated": left.records(),
     }
+    for line in left.lines(verbose=report.verbose):
+        report.note(line, always=True)
     emit.migrate_end(records, summary)
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     if cache is not None:

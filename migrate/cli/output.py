@@ -251,30 +251,32 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def migrate_summary_text(summary: Mapping[str, Any], *, written: bool) -> str:
-    """The summary line of `migrate`, e.g. `12 files scanned: 3 migrated (40 cases), 8
-    unchanged, 1 not a fixture; fields moved to extensions: spec_prd_evals_v1 30`."""
-    verb = "migrated" if written else "would migrate"
-    parts = []
-    if summary["migrated"]:
-        parts.append(f"{summary['migrated']} {verb} ({plural(summary['cases_migrated'], 'case')})")
+    """The summary line of `migrate`, in a reviewer's words, e.g. `Migrated 3 files (40
+    cases); 8 unchanged; 14 left for import; 2 families not migrated (5 files): see
+    fixture-migrate detect --families (117 files scanned, 92 not fixtures)`. Which fields
+    moved where is in the JSON summary and `detect --families`, not here."""
+    n = summary["migrated"]
+    if n:
+        verb = "Migrated" if written else "Would migrate"
+        parts = [f"{verb} {plural(n, 'file')} ({plural(summary['cases_migrated'], 'case')})"]
+    else:
+        parts = ["Nothing to migrate"]
     if summary["unchanged"]:
-        parts.append(f"{summary['unchanged']} unchanged")
-    if summary["not_fixtures"]:
-        parts.append(plural(summary["not_fixtures"], "not a fixture", "not fixtures"))
+        parts.append(f"{summary['unchanged']} already canonical")
     tools = summary.get("other_tools") or {}
     if tools:
-        listed = ", ".join(f"{name} {n}" for name, n in tools.items())
-        parts.append(f"{sum(tools.values())} left for import ({listed})")
+        parts.append(f"{sum(tools.values())} left for import")
     if summary.get("unclaimed"):
-        parts.append(f"{summary['unclaimed']} unclaimed (named above)")
+        families = summary.get("families_not_migrated") or 0
+        what = plural(families, "family", "families") if families else "local families"
+        parts.append(
+            f"{what} not migrated ({plural(summary['unclaimed'], 'file')}): see `fixture-migrate detect --families`"
+        )
     if summary.get("skipped"):
         parts.append(f"{summary['skipped']} skipped as unreadable")
     if summary["errors"]:
         parts.append(plural(summary["errors"], "error"))
-    text = plural(summary["files_scanned"], "file") + " scanned"
-    if parts:
-        text += ": " + ", ".join(parts)
-    moved = summary["moved_to_extensions"]
-    if moved:
-        text += "; fields moved to extensions: " + ", ".join(f"{name} {n}" for name, n in moved.items())
-    return text
+    tail = plural(summary["files_scanned"], "file") + " scanned"
+    if summary["not_fixtures"]:
+        tail += ", " + plural(summary["not_fixtures"], "not a fixture", "not fixtures")
+    return "; ".join(parts) + f" ({tail})"

@@ -81,7 +81,9 @@ class FileResult(Record):
     counts the cases of a changed file, `to_extensions` per adapter the fields a change
     moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
     module's coding cookie's); `cache_entry` the file's path relative to the repo root and
-    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`).
+    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`);
+    `rule` and `family` the claim rule that left a file unmigrated and its local family
+    (`fixture_migrate.claiming.rules.Claim`), by which reports group such files.
     """
 
     __slots__ = (
@@ -99,6 +101,8 @@ class FileResult(Record):
         "reason",
         "import_from",
         "cache_entry",
+        "rule",
+        "family",
     )
 
     def __init__(
@@ -117,8 +121,12 @@ class FileResult(Record):
         reason: str = "",
         import_from: str | None = None,
         cache_entry: tuple[str, bytes] | None = None,
+        rule: str = "",
+        family: str | None = None,
     ) -> None:
         self.path = path
+        self.rule = rule
+        self.family = family
         self.reason = reason
         self.import_from = import_from
         self.status = status
@@ -219,9 +227,12 @@ def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = Non
     for status in (OTHER_TOOL, UNCLAIMED):
         found = [claim for claim in claims if claim.status == status]
         if found:
-            return FileResult(path, status, reason=found[0].reason, import_from=found[0].import_from)
+            first = found[0]
+            return FileResult(
+                path, status, reason=first.reason, import_from=first.import_from, rule=first.rule, family=first.family
+            )
     if leftover is not None:
-        return FileResult(path, UNCLAIMED, reason=leftover)
+        return FileResult(path, UNCLAIMED, reason=leftover, rule="python_leftover")
     reason = claims[0].reason if claims else "no payload in it"
     return FileResult(path, "not_fixture", reason=reason)
 

@@ -323,7 +323,7 @@ def test_a_link_to_an_excluded_file_is_not_rewritten_and_one_target_counts_once(
     assert (tmp_path / "golden" / "a.json").read_bytes() == before
     capsys.readouterr()
     assert main(["migrate", "--check", "--repo-root", str(tmp_path), str(tmp_path)]) == 1
-    assert "1 would migrate" in capsys.readouterr().err
+    assert "Would migrate 1 file (1 case)" in capsys.readouterr().err
 
 
 def test_labeled_paths_keep_context(tmp_path: Path):

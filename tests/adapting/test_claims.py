@@ -169,8 +169,8 @@ def test_unclaimed_files_are_byte_identical_and_named(tmp_path, capsys):
     assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert specs.read_text() == text
-    assert "mutations.json: not migrated" in err and "fixture-migrate suggest" in err
-    assert "1 unclaimed (named above)" in err
+    assert "not migrated: 1 file of a local family" in err and "mutations.json" in err and "fixture-migrate suggest" in err
+    assert "1 family not migrated (1 file)" in err
 
 
 def test_a_python_dict_holding_a_name_is_not_a_fixture(tmp_path, capsys):

@@ -62,7 +62,7 @@ def test_write_mode_migrates_renames_jsonl_and_is_idempotent(capsys, tree):
     assert converted["skill"] == "demo" and converted["cases"][0]["input"] == "Do one thing."
     assert json.loads((evals / "legacy.json").read_text())["cases"][0]["id"] == "greets"
     assert (evals / "canonical.json").read_text() == CANONICAL
-    assert "4 files scanned: 2 migrated (2 cases), 1 unchanged, 1 not a fixture" in err
+    assert "Migrated 2 files (2 cases); 1 already canonical (4 files scanned, 1 not a fixture)" in err
     assert run(capsys, "migrate", "--check", "--repo-root", str(tree), str(tree))[0] == 0
 
 
@@ -82,7 +82,7 @@ def test_mixed_directory_with_a_broken_file(capsys, tree):
     assert code == 2, "an error wins over 'would change'"
     broken = (evals / "broken.json").as_posix()
     assert f"{broken}:3:16: error: invalid JSON" in err
-    assert "2 would migrate" in err and "1 error" in err
+    assert "Would migrate 2 files" in err and "1 error" in err
     assert snapshot_of(tree) == before
     # In write mode the other files are still migrated and the broken one left as it was.
     code, _, err = run(capsys, "migrate", "--repo-root", str(tree), str(tree))
@@ -122,7 +122,7 @@ def test_json_that_is_not_an_object_is_not_a_fixture(capsys, tmp_path, content):
     other = tmp_path / "data.json"
     other.write_bytes(content)
     code, out, err = run(capsys, "migrate", "--check", "--repo-root", str(tmp_path), str(other))
-    assert (code, out, err) == (0, "", "1 file scanned: 1 not a fixture\n")
+    assert (code, out, err) == (0, "", "Nothing to migrate (1 file scanned, 1 not a fixture)\n")
     code, out, _ = run(capsys, "detect", "--repo-root", str(tmp_path), str(other))
     assert code == 0 and out == f"{other.as_posix()}: not a fixture\n"
     assert other.read_bytes() == content

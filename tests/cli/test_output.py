@@ -71,6 +71,8 @@ def test_migrate_check(fmt, tmp_path, monkeypatch, capsys, snapshot_text):
             "errors": 1,
             "moved_to_extensions": {"prompt_examples_v1": 5, "spec_prd_evals_v1": 10},
             "written": False,
+            "families_not_migrated": 0,
+            "not_migrated": [],
         }
     assert f"# stdout\n{run.out}# stderr\n{run.err}" == snapshot_text
 
@@ -90,10 +92,7 @@ def test_migrate_write_summary(tmp_path, monkeypatch, capsys):
     (tmp_path / "skills/demo-review/evals/broken.json").unlink()
     run = run_cli(["migrate", "skills"], tmp_path, monkeypatch, capsys)
     assert run.code == 0
-    assert run.err.splitlines()[-1] == (
-        "4 files scanned: 2 migrated (4 cases), 1 unchanged, 1 not a fixture; "
-        "fields moved to extensions: prompt_examples_v1 5, spec_prd_evals_v1 10"
-    )
+    assert run.err.splitlines()[-1] == "Migrated 2 files (4 cases); 1 already canonical (4 files scanned, 1 not a fixture)"
     quiet = run_cli(["migrate", "-q", "skills"], tmp_path, monkeypatch, capsys)
     assert (quiet.code, quiet.out, quiet.err) == (0, "", "")
     verbose = run_cli(["migrate", "-v", "skills"], tmp_path, monkeypatch, capsys)

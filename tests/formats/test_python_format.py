@@ -330,7 +330,7 @@ def test_a_module_without_fixture_literal_is_not_a_fixture(tmp_path, capsys):
     code = main(["migrate", "--check", str(tmp_path), "--repo-root", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 0
-    assert err == "2 files scanned: 2 not fixtures\n"
+    assert err == "Nothing to migrate (2 files scanned, 2 not fixtures)\n"
 
 
 NOT_LITERALS = [

@@ -300,7 +300,7 @@ def test_disk_full_is_reported_exit_2_original_intact_others_continue(tmp_path, 
     code, err = run_migrate(tmp_path)
     assert code == 2
     assert f"{first.as_posix()}: error: cannot write: No space left on device; the file is unchanged [io]" in err
-    assert "1 migrated" in err and "1 error" in err
+    assert "Migrated 1 file" in err and "1 error" in err
     assert first.read_bytes() == LEGACY and second.read_bytes() != LEGACY
     assert not list(tmp_path.rglob("*" + TEMP_SUFFIX))
 
