@@ -222,7 +222,8 @@ def decide_facts(facts: UnitFacts) -> Claim:
         claim = rule(facts)
         if claim is not None:
             claim.rule = name
-            if claim.adapter is None or claim.adapter.kind == "generic":
+            local = claim.status == CLAIMED and claim.adapter is not None and claim.adapter.kind == "generic"
+            if local or claim.status == UNCLAIMED:
                 claim.family = facts.family
             return claim
     raise AssertionError("the last rule always decides")  # pragma: no cover

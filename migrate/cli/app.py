@@ -266,12 +266,24 @@ def detect(
     py_name: PyNames = None,
     quiet: Quiet = False,
     verbose: Verbose = False,
+    families: Annotated[
+        bool,
+        typer.Option(
+            "--families",
+            help="Report each family of local fixtures instead of each file: its files, its "
+            "records' members and where each lands (input, expected_outcome, extensions, ...) "
+            "with the rule that decided.",
+        ),
+    ] = False,
 ) -> None:
-    """Say which adapter claims each file: an adapter name, canonical, or not a fixture.
+    """Say which adapter claims each file and by which rule: an adapter name, canonical,
+    left for import, not migrated, or not a fixture (-v adds the reason and the rule).
 
     \b
     Examples:
       fixture-migrate detect skills/spec-write-tasks/evals
+      fixture-migrate detect -v .
+      fixture-migrate detect --families .
       fixture-migrate detect --output-format json . > formats.json
     """
     settings = resolve_settings(ctx, "detect")
@@ -293,6 +305,7 @@ def detect(
             live_stdout=not emitter_class(fmt).one_document,
         ),
         output_format=fmt,
+        families=families,
     )
     stdout.flush()
     raise typer.Exit(code)

@@ -33,7 +33,13 @@ def _load_all(
 
 
 def run_detect(
-    paths: Sequence[Path], options: Options, *, out: TextIO, report: Report, output_format: str = "text"
+    paths: Sequence[Path],
+    options: Options,
+    *,
+    out: TextIO,
+    report: Report,
+    output_format: str = "text",
+    families: bool = False,
 ) -> int:
     """Print, per file (and per payload of a multi-payload file), who takes it and why.
 
@@ -47,6 +53,10 @@ def run_detect(
     the claim rule that decided (`fixture_migrate.claiming.rules.RULES`); errors as
     `{path, error}`), or "github" (a notice on each legacy file, an error annotation for
     each file that cannot be read).
+
+    With `families`, the report is instead one entry per family of local fixtures
+    (`fixture_migrate.claiming.survey`): its files, its records' members and where each
+    lands (text; JSON: `{"families": [...]}`); errors are reported as always.
     """
     from fixture_migrate.migration.unreadable import described, skip_reason
 
@@ -54,9 +64,15 @@ def run_detect(
     records: list[dict[str, Any]] = []
     named = {path for path in paths if not path.is_dir()}
     emit = emitter_for(output_format, out=out, root=options.repo_root)
+    survey = None
+    if families:
+        from fixture_migrate.claiming.survey import Survey
+
+        survey = Survey()
 
     def line(where: str, claim: str, reason: str) -> None:
-        emit.detection(where, claim, reason, verbose=report.verbose)
+        if survey is None:
+            emit.detection(where, claim, reason, verbose=report.verbose)
 
     for loaded in _load_all(reader, paths, report):
         shown = _display(loaded.path)
@@ -100,9 +116,14 @@ def run_detect(
                 }
             )
             line(where, said, f"{claim.reason} [{claim.rule}]" if claim.rule else claim.reason)
-            if adapter is not None and adapter.kind != "canonical":
+            if survey is not None:
+                survey.add(shown, unit.data, claim)
+            elif adapter is not None and adapter.kind != "canonical":
                 emit.legacy(loaded.path, shown, said)
-    emit.detect_end(records)
+    if survey is None:
+        emit.detect_end(records)
+    else:
+        emit.families_end(survey.records(), survey.lines(verbose=report.verbose))
     return report.exit_code
 
 

@@ -100,6 +100,10 @@ class Emitter:
     def detect_end(self, records: list[dict[str, Any]]) -> None:
         """The end of a `detect` run, with one record per payload or file error."""
 
+    def families_end(self, families: list[dict[str, Any]], lines: list[str]) -> None:
+        """The end of a `detect --families` run: each family as a record and as text lines."""
+        self.out.write("".join(escape_text(line) + "\n" for line in lines))
+
     # --- normalize -------------------------------------------------------------------------
 
     @staticmethod
@@ -192,6 +196,9 @@ class JsonEmitter(Emitter):
 
     def detect_end(self, records: list[dict[str, Any]]) -> None:
         self.out.write(dump_json(records) + "\n")
+
+    def families_end(self, families: list[dict[str, Any]], lines: list[str]) -> None:
+        self.out.write(dump_json({"families": families}) + "\n")
 
     def export_end(self, result: dict[str, Any], code: int) -> None:
         result["exit_code"] = code

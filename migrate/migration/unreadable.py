@@ -34,6 +34,8 @@ UNREADABLE = frozenset(
         "too_deep",
         "integer_too_long",
         "too_large",
+        "yaml_unsupported",
+        "yaml_merge",
     }
 )
 """Error codes of a file that cannot be read or parsed (as opposed to one that can't be migrated)."""

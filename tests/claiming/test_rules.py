@@ -340,3 +340,148 @@ def test_evidence_is_computed_once_per_unit_and_again_for_new_data():
     assert ev.evidence(unit) is first
     unit.data = {"cases": [{"id": "a", "prompt": "p"}]}
     assert ev.evidence(unit)[0] is None
+
+
+# --- one test per named rule --------------------------------------------------------------------
+
+
+def _decided(data, path, *, syntax="json", included=False, root=None):
+    from fixture_migrate.formats import Unit
+
+    unit = Unit(data, "case_list" if isinstance(data, list) else "payload")
+    return decide(migration_registry(), unit, syntax=syntax, path=Path(path), root=root, included=included)
+
+
+@pytest.mark.parametrize(
+    ("data", "path", "rule", "status"),
+    [
+        pytest.param(
+            {"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": "u"}]},
+            "anywhere/x.json",
+            "known_family",
+            CLAIMED,
+            id="known_family",
+        ),
+        pytest.param(
+            {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
+            "skills/s/evals/evals.json",
+            "other_tool",
+            OTHER_TOOL,
+            id="other_tool",
+        ),
+        pytest.param(
+            {"name": "x", "examples": [{"input": "a", "expected": "b"}]},
+            "evals/package.json",
+            "ruled_out",
+            NOT_FIXTURE,
+            id="ruled_out",
+        ),
+        pytest.param(
+            {"cases": [{"prompt": "the user asks for a thing to be done now"}]},
+            "skills/s/evals/workspace/case-1/out.json",
+            "sandbox",
+            NOT_FIXTURE,
+            id="sandbox",
+        ),
+        pytest.param(
+            {"tests": [{"query": "q", "must_include": ["x"]}]},
+            "tests/evals/routing.json",
+            "territory_records",
+            CLAIMED,
+            id="territory_records",
+        ),
+        pytest.param(
+            {"should_fire": [], "positive": ["deploy it"], "negative": ["what is a deploy"]},
+            "references/evals.json",
+            "territory_trigger_lists",
+            CLAIMED,
+            id="territory_trigger_lists",
+        ),
+        pytest.param(
+            {"cases": [{"prompt": "p", "ideal": "i"}]},
+            "data/qa.json",
+            "outside_territory",
+            UNCLAIMED,
+            id="outside_territory",
+        ),
+        pytest.param(
+            {"schema": 1, "cases": [{"id": "a", "base": "b", "operations": []}]},
+            "scripts/mutations.json",
+            "looks_like_fixture",
+            UNCLAIMED,
+            id="looks_like_fixture",
+        ),
+        pytest.param(
+            {"suite": {"runs": [{"case_id": "a", "verdict": "ok"}]}},
+            "evals/summary.json",
+            "territory_unplaced",
+            UNCLAIMED,
+            id="territory_unplaced",
+        ),
+        pytest.param({"name": "x", "version": 1}, "evals/config.json", "not_a_fixture", NOT_FIXTURE, id="not_a_fixture"),
+    ],
+)
+def test_each_named_rule_decides_its_case(data, path, rule, status):
+    found = _decided(data, path)
+    assert (found.rule, found.status) == (rule, status), found.reason
+
+
+def test_the_rules_are_one_ordered_list_named_in_the_docstring():
+    from fixture_migrate.claiming import rules
+
+    names = [name for name, _ in rules.RULES]
+    assert names[0] == "known_family" and names[-1] == "not_a_fixture"
+    assert len(set(names)) == len(names)
+    for name in names:
+        assert f"| `{name}` |" in rules.__doc__, name
+
+
+def test_a_declared_family_is_decided_by_its_rule(tmp_path):
+    from fixture_migrate.adapting.families import declared_families
+    from fixture_migrate.config import compile_glob
+    from fixture_migrate.formats import Unit
+
+    families = declared_families([("local", {"files": ["data/*.json"], "input": "ask", "records": "items"}, (compile_glob("data/*.json"),))], tmp_path, None)
+    unit = Unit({"items": [{"ask": "a", "want": "b"}]})
+    found = decide(migration_registry(), unit, syntax="json", path=tmp_path / "data/x.json", declared=families, root=tmp_path)
+    assert (found.rule, found.status) == ("declared_family", CLAIMED)
+
+
+def test_a_local_adapter_s_own_claim_in_territory_is_its_rule():
+    lines = [{"id": "a", "prompt": ""}]  # blank prompt: no input, yet output_cases_jsonl's shape
+    found = _decided(lines, "skills/demo/evals/output.jsonl", syntax="jsonl")
+    assert found.status == CLAIMED and found.rule == "territory_local_family"
+
+
+def test_a_skill_key_is_never_evidence():
+    data = {"skill": "ci", "triggers": ["pull_request", "push"]}
+    found = _decided(data, "skills/ci/scripts/fixtures/valid.json")
+    assert found.status != CLAIMED
+
+
+def test_a_bare_list_of_prompt_records_is_not_skill_creator_s():
+    found = _decided([{"id": "r1", "prompt": "route this request", "expected_skill": "s"}], "evals/routing.json")
+    assert found.status == CLAIMED and found.rule == "territory_records"
+    tool = _decided([{"id": 1, "prompt": "p", "expected_output": "o", "files": []}], "evals/bare.json")
+    assert tool.status == OTHER_TOOL and tool.import_from == "skill-creator"
+
+
+def test_records_a_claim_carries_a_family_label():
+    found = _decided({"tests": [{"query": "q", "must_include": ["x"]}]}, "evals/r.json")
+    assert found.family == "{query, must_include}"
+    assert _decided({"schema_version": "prompt-examples/v1", "examples": []}, "x.json").family is None
+
+
+def test_detect_families_prints_each_family_once(tmp_path, capsys):
+    for skill in ("a", "b"):
+        folder = tmp_path / "skills" / skill / "evals"
+        folder.mkdir(parents=True)
+        (folder / "cases.json").write_text(json.dumps({"cases": [{"id": "x", "query": "q", "veto": ["leak"]}]}))
+    assert main(["detect", "--families", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("family {id, query, veto}: 2 files, 2 records (territory_records 2)") == 1
+    assert "query -> input (exact name)" in out and "veto -> forbidden_signals (exact name)" in out
+    assert main(["detect", "--families", "--output-format", "json", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    (family,) = json.loads(capsys.readouterr().out)["families"]
+    assert family["records"] == 2 and len(family["files"]) == 2
+    assert {"member": "veto", "to": "forbidden_signals", "why": "exact name"} in family["mapping"]

@@ -332,3 +332,97 @@ def test_labeled_paths_keep_context(tmp_path: Path):
         assert plan(json.dumps({"positive": [{"prompt": "p"}], "near_miss": [{"prompt": "n"}]}), path).status == (
             "changed"
         )
+
+
+# --- territory and sandboxes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "evals/x.json",
+        "skills/s/evals/x.json",
+        "tests/evals/x.json",
+        "a/b/eval/x.yaml",
+        "evaluation_data/x.yaml",
+        "eval-sets/x.json",
+        "goldens/x.json",
+        "references/evals.yaml",
+        "tests/routing_eval_cases.json",
+        "data/trigger-cases.json",
+        "data/golden_set.jsonl",
+        "prompts/router.eval.yaml",
+    ],
+)
+def test_fixture_territory(path):
+    from fixture_migrate.claiming.territory import territory
+
+    assert territory(Path(path), Path("/nowhere")) is not None
+
+
+@pytest.mark.parametrize("path", ["data/x.json", "tests/fixtures/x.json", "src/evaluate.json", "medieval/x.json"])
+def test_not_fixture_territory(path):
+    from fixture_migrate.claiming.territory import territory
+
+    assert territory(Path(path), Path("/nowhere")) is None
+
+
+def test_an_include_is_territory():
+    from fixture_migrate.claiming.territory import territory
+
+    assert territory(Path("data/x.json"), Path("/nowhere"), included=True) == "under a configured include"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "skills/s/evals/workspace/a.json",
+        "skills/s/evals/iteration-3/a.json",
+        "evals/seeds/linear.json",
+        "evals/case-1/templates/deploy.yaml",
+    ],
+)
+def test_sandboxes_by_name(path):
+    from fixture_migrate.claiming.territory import Places
+
+    assert "sandbox" in Places().sandbox(Path(path), Path("/nowhere"))
+
+
+def test_sandboxes_by_project_marker_and_the_territory_folder_s_own_marker(tmp_path):
+    from fixture_migrate.claiming.territory import Places
+
+    (tmp_path / "evals" / "app").mkdir(parents=True)
+    (tmp_path / "evals" / "package.json").write_text("{}")
+    (tmp_path / "evals" / "app" / "package.json").write_text("{}")
+    places = Places()
+    assert places.sandbox(tmp_path / "evals" / "cases.json", tmp_path) is None  # the harness's own
+    assert "package.json" in places.sandbox(tmp_path / "evals" / "app" / "data.json", tmp_path)
+
+
+def test_a_territory_folder_that_is_a_python_package_gives_territory_only_beside_its_init(tmp_path):
+    from fixture_migrate.claiming.territory import Places
+
+    (tmp_path / "evals" / "suite" / "tasks").mkdir(parents=True)
+    (tmp_path / "evals" / "__init__.py").write_text("")
+    places = Places()
+    assert places.territory(tmp_path / "evals" / "cases.json", tmp_path) is not None
+    assert places.territory(tmp_path / "evals" / "suite" / "tasks" / "all.json", tmp_path) is None
+
+
+def test_an_unreadable_file_in_a_sandbox_is_skipped_not_an_error(tmp_path, capsys):
+    chart = tmp_path / "skills" / "k8s" / "evals" / "workspace" / "case-1" / "deploy" / "templates"
+    chart.mkdir(parents=True)
+    (chart / "deployment.yaml").write_text("a: {{ .Values.x }}\n  b: [\n")
+    assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    assert "1 skipped as unreadable" in capsys.readouterr().err
+
+
+def test_a_local_family_outside_territory_is_named_with_an_include_glob(tmp_path, capsys):
+    (tmp_path / "data").mkdir()
+    for name in ("a.json", "b.json"):
+        (tmp_path / "data" / name).write_text(json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]}))
+    assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "not migrated: 2 files of a local family {prompt, ideal}" in err
+    assert "include = ['" in err and "/data/*.json']" in err
+    assert "1 family not migrated (2 files)" in err
