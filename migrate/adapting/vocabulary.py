@@ -44,9 +44,9 @@ a role by pattern:
 | role | name patterns, in order |
 |---|---|
 | `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `veto*`, `never*`, `should_not_*`, `do_not*`, `dont_*` |
-| `expected_outcome` | `expected*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
+| `expected_outcome` | `expected*`, `expectation*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
 | `input` | `*_prompt` and `prompt_*` (not `system_prompt`), `*_query`, `query_*`, `*_question`, `question_*`, `*_input`, `input_*`, `*_utterance`, `*_request`, `*_message`, `*_instruction`, `instructions`, `inputs`, `scenario`, `situation` |
-| `coverage_tags` | `type`, `kind`, `category`, `categories`, `tags`, `tag`, `bucket`, `case_type`, `polarity`: a value that is a contract tag (`CONTRACT_TAGS`) becomes a coverage tag; a trigger polarity word (`POLARITY_WORDS`) gives the polarity |
+| `coverage_tags` | `type`, `kind`, `category`, `categories`, `tags`, `tag`, `bucket`, `case_type`, `polarity`: a value that is a contract tag (`CONTRACT_TAGS`) becomes a coverage tag; a trigger polarity word (`POLARITY_WORDS`) gives the polarity; an outcome field holding polarity words in most records (`expectation: must_trigger`) gives the polarity too, and stays the outcome |
 | `input` (value shape) | the one field, of no other role and not a describing one (`title`, `description`, `notes`, ...), holding free text (six words or more) in most records |
 
 Value shapes still decide per record: `input` takes a non-blank string,
@@ -241,7 +241,7 @@ ROLE_PATTERNS: Final = (
     (
         "expected_outcome",
         (
-            "expected*", "*_expected", "expect", "acceptance*", "accept_*", "checks", "*_checks", "criteria",
+            "expected*", "expectation*", "*_expected", "expect", "acceptance*", "accept_*", "checks", "*_checks", "criteria",
             "*_criteria", "rubric*", "required", "required_*", "requirements", "must_include*", "must_contain*",
             "must_mention*", "must_have*", "should_*", "constraints", "decision", "*_decision", "ideal_*",
             "golden_*", "gold_*", "ground_truth*", "reference_*", "assert*", "grading*",
@@ -268,6 +268,8 @@ CONTRACT_TAGS: Final = (*c.BUCKETS, "routing", "should-trigger", "should-not-tri
 
 POLARITY_WORDS: Final = {
     "positive": True,
+    "must_trigger": True,
+    "must-trigger": True,
     "should_trigger": True,
     "should-trigger": True,
     "negative": False,
@@ -409,9 +411,22 @@ def family_roles(records: list[Any]) -> FamilyRoles:
             if reasons.get(k, ("",))[0] == canonical and k not in names and k not in _REFERENCE_NAMES
         )
         fills[canonical] = tuple(names) + extra
-    tags = tuple(k for k in signature if reasons.get(k, ("",))[0] == "coverage_tags")
+    objects = [r for r in records if isinstance(r, dict)]
+    tags = tuple(
+        k
+        for k in signature
+        if reasons.get(k, ("",))[0] == "coverage_tags"
+        or (reasons.get(k, ("",))[0] == "expected_outcome" and _polarity_valued(objects, k))
+    )
     polarity = tuple(k for k in POLARITY)
     return FamilyRoles(fills, tags, polarity, reasons, signature)
+
+
+def _polarity_valued(records: list[dict[str, Any]], key: str) -> bool:
+    """True when most records hold a trigger polarity word under `key` (`expectation:
+    must_trigger`): the outcome field then gives the polarity's tags as well."""
+    words = sum(1 for r in records if isinstance(r.get(key), str) and r[key].strip().lower() in POLARITY_WORDS)
+    return words * 2 > len(records)
 
 
 def tags_of(value: Any) -> tuple[list[str], bool | None]:
