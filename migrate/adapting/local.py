@@ -59,7 +59,7 @@ def bare_list_file(mapper: CaseMapper, records: list[Any], skill: str | None) ->
     members: list[tuple[str, Node]] = [("schema_version", Val(c.CANONICAL_SCHEMA_VERSION))]
     if skill:
         members.append(("skill", Val(skill)))
-    members.append(("cases", Arr([mapper.map_case(record, (i,), i) for i, record in enumerate(records)])))
+    members.append(("cases", Arr([mapper.map_case(record, (i,), i) for i, record in enumerate(records)], origin=())))
     return Obj(members)
 
 

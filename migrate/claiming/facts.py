@@ -161,6 +161,12 @@ class UnitFacts:
             return found
         return self._adapter("case_list" if self.unit.binding is not None else "generic")
 
+    @cached_property
+    def vocabulary_adapter(self) -> Adapter | None:
+        """The adapter that migrates a local family by the vocabulary's mapping: `case_list`
+        for a list bound to a name in code, else `generic`."""
+        return self._adapter("case_list" if self.unit.binding is not None else "generic")
+
     def _adapter(self, name: str) -> Adapter | None:
         try:
             return self.registry[name]

@@ -136,22 +136,22 @@ def sandbox_rule(facts: UnitFacts) -> Claim | None:
 
 def territory_records(facts: UnitFacts) -> Claim | None:
     """In fixture territory, a list of records whose records carry an input: migrated."""
-    if facts.territory is None or facts.local_adapter is None:
+    if facts.territory is None or facts.vocabulary_adapter is None:
         return None
     ok, why = facts.input_records
     if not ok or facts.trigger_lists_win:
         return None
     key = facts.records_key
     where = f"`{key}`" if key else ("`" + facts.unit.binding + "`" if facts.unit.binding else "the bare list")
-    return Claim(CLAIMED, facts.local_adapter, f"{where}: {why} ({facts.territory})")
+    return Claim(CLAIMED, facts.vocabulary_adapter, f"{where}: {why} ({facts.territory})")
 
 
 def territory_trigger_lists(facts: UnitFacts) -> Claim | None:
     """In fixture territory, trigger lists: migrated, one case per query."""
-    if facts.territory is None or not facts.trigger_lists or facts.local_adapter is None:
+    if facts.territory is None or not facts.trigger_lists or facts.vocabulary_adapter is None:
         return None
     lists = ", ".join(f"`{k}`" for k in facts.trigger_lists)
-    return Claim(CLAIMED, facts.local_adapter, f"trigger lists {lists} ({facts.territory})")
+    return Claim(CLAIMED, facts.vocabulary_adapter, f"trigger lists {lists} ({facts.territory})")
 
 
 def territory_local_family(facts: UnitFacts) -> Claim | None:

@@ -426,3 +426,12 @@ def test_a_local_family_outside_territory_is_named_with_an_include_glob(tmp_path
     assert "not migrated: 2 files of a local family {prompt, ideal}" in err
     assert "include = ['" in err and "/data/*.json']" in err
     assert "1 family not migrated (2 files)" in err
+
+
+def test_comments_between_the_items_of_a_bare_yaml_list_survive_its_migration():
+    text = "# head\n- id: a\n  prompt: do the thing now\n\n# -- group B --\n\n- id: b\n  prompt: another\n"
+    result = plan(text, "evals/cases.yaml")
+    assert result.status == "changed", result.error and result.error.message
+    new = result.new_bytes.decode()
+    assert "# head\n" in new and "\n# -- group B --\n" in new and "cases:\n" in new
+    assert plan(result.new_bytes, "evals/cases.yaml").status == "unchanged"

@@ -275,7 +275,7 @@ def test_detect_and_adapters(capsys, tree):
         "canonical.json": "canonical",
         "legacy.json": "prompt_examples_v1 (family)",
         "semantic_config.json": "not a fixture",
-        "output.jsonl": "output_cases_jsonl (family)",
+        "output.jsonl": "generic (generic)",  # lines without recorded outputs: the vocabulary maps them
     }
     code, out, _ = run(capsys, "adapters")
     names = [line.split()[0] for line in out.splitlines()]
