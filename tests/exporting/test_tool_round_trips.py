@@ -1,0 +1,76 @@
+"""Round trips with files shaped as the eval tools write them (samples of this project in
+`examples/external/`): import -> export gives the source's data back, never a member it
+lacked, and export -> import gives the canonical file back byte for byte."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.exporting.test_pipeline import NATIVE, ROOT, export, native_data, round_trip
+from tests.import_helpers import EXAMPLES, corpus_files, plan
+
+# --- promptfoo: a new config gains no member its source lacked ---------------------------
+
+VARS_PROMPTS = EXAMPLES / "promptfoo/vars-prompts/promptfooconfig.yaml"
+
+
+def _fresh_config(config: Path, tmp_path: Path) -> tuple[bytes, bytes, Path]:
+    """Import `config` (copied with its folder), export it to a new config beside it:
+    the canonical bytes, the new config's bytes, and the copy's folder."""
+    folder = tmp_path / "suite"
+    shutil.copytree(config.parent, folder)
+    for path in folder.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    ref = "vendor/suite/promptfooconfig.yaml"
+    canonical = plan([folder / config.name], tmp_path / "c.json", root=ROOT, source_refs=[ref])
+    (tmp_path / "c.json").write_bytes(canonical.new_bytes)
+    fresh = export([tmp_path / "c.json"], "promptfoo", folder / "exported.yaml")
+    return canonical.new_bytes, fresh.new_bytes, folder
+
+
+def test_a_config_whose_tests_carry_their_prompts_gains_no_prompts(tmp_path):
+    canonical, fresh, folder = _fresh_config(VARS_PROMPTS, tmp_path)
+    exported = native_data(Path("x.yaml"), fresh)
+    assert "prompts" not in exported  # a `{{input}}` prompt would change what promptfoo runs
+    assert exported == native_data(VARS_PROMPTS)
+    (folder / "exported.yaml").write_bytes(fresh)
+    ref = "vendor/suite/promptfooconfig.yaml"
+    again = plan([folder / "exported.yaml"], tmp_path / "again.json", root=ROOT, source_refs=[ref])
+    assert again.new_bytes == canonical
+
+
+def _configs() -> list[Path]:
+    found = [p for p in EXAMPLES.glob("promptfoo/**/promptfooconfig.yaml")]
+    found += [p for p in corpus_files("promptfoo", ".yaml") if p.name == "promptfooconfig.yaml"]
+    return sorted(found)
+
+
+@pytest.mark.parametrize("config", _configs(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_a_new_config_has_only_members_of_its_source(config, tmp_path):
+    _, fresh, _ = _fresh_config(config, tmp_path)
+    source = native_data(config)
+    exported = native_data(Path("x.yaml"), fresh)
+    assert set(exported) <= set(source)
+    for member in ("prompts", "providers", "defaultTest", "description"):
+        assert exported.get(member) == source.get(member)
+
+
+def test_a_native_case_joining_such_a_config_lists_its_input_as_a_loss(tmp_path):
+    canonical = json.loads(plan([VARS_PROMPTS], tmp_path / "c.json", root=ROOT).new_bytes)
+    canonical["cases"].append(NATIVE["cases"][1])
+    (tmp_path / "c.json").write_text(json.dumps(canonical), encoding="utf-8")
+    exported = export([tmp_path / "c.json"], "promptfoo", tmp_path / "new.yaml")
+    assert "prompts" not in native_data(Path("x.yaml"), exported.new_bytes)
+    assert [(loss.case, loss.field, loss.kind) for loss in exported.losses.losses if loss.field == "input"] == [
+        ("checks", "input", "metadata")
+    ]
+
+
+def test_a_config_of_native_cases_gets_a_prompt_and_a_provider(tmp_path):
+    (tmp_path / "c.json").write_text(json.dumps(NATIVE), encoding="utf-8")
+    config = native_data(Path("x.yaml"), export([tmp_path / "c.json"], "promptfoo", tmp_path / "new.yaml").new_bytes)
+    assert (config["prompts"], config["providers"]) == (["{{input}}"], ["echo"])
