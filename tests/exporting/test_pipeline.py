@@ -73,6 +73,7 @@ EXAMPLE_SAMPLES = [
     ("skill-creator", "skill-creator/evals/evals.json", False),
     ("skill-creator", "skill-creator/evals/trigger-evals.json", False),
     ("skill-creator", "skill-creator/bare/evals.json", True),
+    ("skill-creator", "skill-creator/with-files/evals.json", False),
     ("deepeval", "deepeval/goldens.json", False),
     ("deepeval", "deepeval/goldens.csv", True),
     ("deepeval", "deepeval/query-goldens.json", False),

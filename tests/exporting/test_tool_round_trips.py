@@ -74,3 +74,31 @@ def test_a_config_of_native_cases_gets_a_prompt_and_a_provider(tmp_path):
     (tmp_path / "c.json").write_text(json.dumps(NATIVE), encoding="utf-8")
     config = native_data(Path("x.yaml"), export([tmp_path / "c.json"], "promptfoo", tmp_path / "new.yaml").new_bytes)
     assert (config["prompts"], config["providers"]) == (["{{input}}"], ["echo"])
+
+
+# --- skill-creator: evals.json comes back data-equal -------------------------------------
+
+WITH_FILES = EXAMPLES / "skill-creator/with-files/evals.json"
+
+
+def _evals_variants() -> list[object]:
+    data = json.loads(WITH_FILES.read_text(encoding="utf-8"))
+    no_skill = {key: value for key, value in data.items() if key != "skill_name"}
+    own_trigger = json.loads(json.dumps(data))
+    own_trigger["evals"][0]["should_trigger"] = True  # an output eval's own member
+    return [
+        pytest.param(data, id="sample"),
+        pytest.param(no_skill, id="no-skill_name"),
+        pytest.param(own_trigger, id="eval-with-should_trigger"),
+    ]
+
+
+@pytest.mark.parametrize("data", _evals_variants())
+def test_skill_creator_evals_come_back(data, tmp_path):
+    source = tmp_path / "skills" / "invoice-checker" / "evals" / "evals.json"
+    source.parent.mkdir(parents=True)
+    source.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    canonical, exported, again = round_trip(source, "skill-creator", tmp_path, root=tmp_path)
+    assert native_data(source, exported) == data  # nothing gained, nothing lost
+    assert exported == source.read_bytes()  # the sample is in the writer's layout
+    assert again == canonical
