@@ -78,6 +78,7 @@ EXAMPLE_SAMPLES = [
     ("deepeval", "deepeval/goldens.csv", True),
     ("deepeval", "deepeval/query-goldens.json", False),
     ("deepeval", "deepeval/wrapped-goldens.json", False),
+    ("deepeval", "deepeval/metadata-goldens.json", False),
     ("langsmith", "langsmith/examples.jsonl", True),
     ("langsmith", "langsmith/partial.jsonl", True),
     ("promptfoo", "promptfoo/tests/cases.csv", False),

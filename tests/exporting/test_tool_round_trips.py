@@ -12,6 +12,7 @@ import pytest
 
 from tests.exporting.test_pipeline import NATIVE, ROOT, export, native_data, round_trip
 from tests.import_helpers import EXAMPLES, corpus_files, plan
+from tests.runner import run_cli
 
 # --- promptfoo: a new config gains no member its source lacked ---------------------------
 
@@ -102,3 +103,38 @@ def test_skill_creator_evals_come_back(data, tmp_path):
     assert native_data(source, exported) == data  # nothing gained, nothing lost
     assert exported == source.read_bytes()  # the sample is in the writer's layout
     assert again == canonical
+
+
+# --- DeepEval: goldens of {input, additional_metadata} are DeepEval's ---------------------
+
+METADATA_GOLDENS = EXAMPLES / "deepeval/metadata-goldens.json"
+
+
+def test_goldens_with_only_additional_metadata_are_recognized(tmp_path, monkeypatch, capsys):
+    assert b"\n\n" in METADATA_GOLDENS.read_bytes()  # blank lines between groups of records
+    shutil.copy(METADATA_GOLDENS, tmp_path / "goldens.json")
+    run = run_cli(["import", "goldens.json", "--out", "skills/rail/evals/goldens.json"], tmp_path, monkeypatch, capsys)
+    assert run.code == 0, run.err  # no --from: recognized by DeepEval's own `additional_metadata`
+    data = json.loads((tmp_path / "skills/rail/evals/goldens.json").read_text(encoding="utf-8"))
+    assert data["extensions"]["import"]["format"] == "deepeval"
+    assert [case["extensions"]["deepeval"]["additional_metadata"]["topic"] for case in data["cases"]] == [
+        "departures",
+        "accessibility",
+        "luggage",
+    ]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_metadata_goldens_come_back(suffix, tmp_path):
+    goldens = json.loads(METADATA_GOLDENS.read_text(encoding="utf-8"))
+    root, source = ROOT, METADATA_GOLDENS
+    if suffix == ".jsonl":  # the same goldens as JSON Lines, a blank line between the groups
+        root, source = tmp_path, tmp_path / "goldens.jsonl"
+        lines = [json.dumps(golden) for golden in goldens]
+        source.write_text("\n".join(lines[:2]) + "\n\n" + "\n".join(lines[2:]) + "\n", encoding="utf-8")
+    auto = plan([source], tmp_path / "auto.json", root=root)  # --from auto
+    canonical, exported, again = round_trip(source, "deepeval", tmp_path, root=root)
+    assert auto.new_bytes == canonical
+    assert native_data(source, exported) == goldens
+    if suffix == ".json":
+        assert again == canonical  # a JSONL source's blank line moves its later #L locators
