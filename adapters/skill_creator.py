@@ -15,7 +15,8 @@ expected_output, files, expectations | assertions}], notes?}`, or the `evals` li
   prompt, such as a script-check list, is refused: there is no case input).
 - `expected_outcome`: with a checks list (`expectations` or `assertions`, under
   its own name) an object `{expected_output, <checks key>: [texts]}`, object items
-  reduced to their `text` (the items kept under `extensions.skill_creator.original`);
+  reduced to their `text` (the items kept under `extensions.skill_creator.original`,
+  where an item's own member named `original` is kept too);
   else `expected_output` alone, a string; else none.
 - `coverage_tags`: `skill-creator` (file); `expected` when the outcome is non-empty.
 - `extensions.skill_creator`: `id`, `name`, `files` and every other member, verbatim.
@@ -232,10 +233,12 @@ class SkillCreatorAdapter(ExternalAdapter):
             if not isinstance(expected, (str, list, dict)) and expected is not None:
                 original["expected_output"] = expected
                 expected = c.js_string(expected)
-        used = {"prompt", "expected_output", checks_key}
+        used = {"prompt", "expected_output", checks_key, "original"}
         for key, value in item.items():
             if key not in used:
                 extensions[key] = value
+        if "original" in item:  # the item's own `original`: kept where it cannot be taken for ours
+            original["original"] = item["original"]
         if original:
             extensions["original"] = original
         tags = ["expected"] if expected is not ABSENT and c.is_non_empty_expected(expected) else []
@@ -308,6 +311,9 @@ def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         if expected is not ABSENT:
             record["expected_output"] = original_of(ext, "expected_output", expected)
         record.update((key, value) for key, value in ext.items() if key not in ("original", "id", "name"))
+    kept = ext.get("original")
+    if isinstance(kept, dict) and "original" in kept:
+        record["original"] = kept["original"]  # the item's own member of that name
     return record
 
 

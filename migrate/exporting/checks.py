@@ -5,7 +5,9 @@
 - `refuse_different_files`: several PATHS go into one DEST only when the file-level
   data the target writes is the same.
 - `refuse_canonical_dest`, `refuse_foreign_dest`: an existing DEST is replaced only
-  when it is not canonical and export may write it (see `refuse_foreign_dest`).
+  when it is not canonical and is export's own earlier output: each record marked
+  `fixture_migrate`, or data-equal to a record the cases export to now or were imported
+  from (`foreign_records`); `--force` replaces it, its records listed as losses.
 - `file_losses`, `csv_losses`: file-level members the target has no place for, and
   CSV cells that hold a value as text.
 """

@@ -87,8 +87,11 @@ def _evals_variants() -> list[object]:
     no_skill = {key: value for key, value in data.items() if key != "skill_name"}
     own_trigger = json.loads(json.dumps(data))
     own_trigger["evals"][0]["should_trigger"] = True  # an output eval's own member
+    own_original = json.loads(json.dumps(data))
+    own_original["evals"][1]["original"] = {"author": "qa", "draft": 3}  # a member named as our bookkeeping
     return [
         pytest.param(data, id="sample"),
+        pytest.param(own_original, id="eval-with-original"),
         pytest.param(no_skill, id="no-skill_name"),
         pytest.param(own_trigger, id="eval-with-should_trigger"),
     ]
