@@ -206,7 +206,7 @@ def foreign_records(
     this export writes now, read back as DEST is read, and the records the imported cases
     were imported from (what the import kept). An id that merely equals a case id is no
     evidence: a hand-written dataset can share the ids."""
-    from fixture_migrate.importing.base import Job
+    from fixture_migrate.importing.base import Job, canonical_json
     from fixture_migrate.importing.pipeline import same_data
     from fixture_migrate.importing.readers import SourceError, read_source
 
@@ -227,6 +227,16 @@ def foreign_records(
             return any(marked(item) for item in value.values())
         return False
 
+    def key(value: Any) -> bytes | None:
+        try:
+            return canonical_json(value)
+        except (TypeError, ValueError):  # a YAML date, say: compared one by one
+            return None
+
+    # Canonical JSON tells `1`, `1.0` and `true` apart as `same_data` does: one set look-up
+    # a record, not a comparison with every known record.
+    keys = {key(other) for other in known}
+    odd = [other for other in known if key(other) is None]
     foreign: list[tuple[str | None, str, int | None, Any]] = []
     seen: set[str] = set()
     for draft in drafts:
@@ -236,7 +246,10 @@ def foreign_records(
         seen.add(record.ref)
         if marked(draft.extensions) or marked(record.data):
             continue
-        if any(same_data(record.data, other) for other in known):
+        found = key(record.data)
+        if found is not None and found in keys:
+            continue
+        if found is None and any(same_data(record.data, other) for other in odd):
             continue
         foreign.append((draft.id, record.locator, record.line, record.data))
     return foreign
