@@ -19,7 +19,7 @@ from tests.runner import run_cli
 VARS_PROMPTS = EXAMPLES / "promptfoo/vars-prompts/promptfooconfig.yaml"
 
 
-def _fresh_config(config: Path, tmp_path: Path) -> tuple[bytes, bytes, Path]:
+def _fresh_config(config: Path, tmp_path: Path, fmt: str = "auto") -> tuple[bytes, bytes, Path]:
     """Import `config` (copied with its folder), export it to a new config beside it:
     the canonical bytes, the new config's bytes, and the copy's folder."""
     folder = tmp_path / "suite"
@@ -27,7 +27,7 @@ def _fresh_config(config: Path, tmp_path: Path) -> tuple[bytes, bytes, Path]:
     for path in folder.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     ref = "vendor/suite/promptfooconfig.yaml"
-    canonical = plan([folder / config.name], tmp_path / "c.json", root=ROOT, source_refs=[ref])
+    canonical = plan([folder / config.name], tmp_path / "c.json", root=ROOT, fmt=fmt, source_refs=[ref])
     (tmp_path / "c.json").write_bytes(canonical.new_bytes)
     fresh = export([tmp_path / "c.json"], "promptfoo", folder / "exported.yaml")
     return canonical.new_bytes, fresh.new_bytes, folder
@@ -141,3 +141,19 @@ def test_metadata_goldens_come_back(suffix, tmp_path):
     assert native_data(source, exported) == goldens
     if suffix == ".json":
         assert again == canonical  # a JSONL source's blank line moves its later #L locators
+
+
+def test_a_config_without_providers_gains_none(tmp_path):
+    # promptfoo takes the providers from its command line (`--providers`) then.
+    config = tmp_path / "suite" / "promptfooconfig.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        "description: Branches\nprompts: ['{{prompt}}']\ntests:\n  - vars: {prompt: Where is the nearest branch?}\n",
+        encoding="utf-8",
+    )
+    _, fresh, _ = _fresh_config(config, tmp_path / "run", fmt="promptfoo")
+    assert native_data(Path("x.yaml"), fresh) == {
+        "description": "Branches",
+        "prompts": ["{{prompt}}"],
+        "tests": [{"vars": {"prompt": "Where is the nearest branch?"}}],
+    }
