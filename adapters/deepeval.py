@@ -5,6 +5,11 @@ Keys are DeepEval's snake_case names; the camelCase names its models also
 serialize (`expectedOutput`, `retrievalContext`, ...) are read the same way and
 written under their snake_case names, with `key_style: "camel"` recorded.
 
+Recognized (`--from auto`) by `input` (or `query`) beside one of DeepEval's single-turn
+members (`SINGLE_TURN_MARKS`: `expected_output`, `actual_output`, `context`,
+`retrieval_context`, `tools_called`, `expected_tools`, `additional_metadata`,
+`custom_column_key_values`), or by `scenario` with `turns`.
+
 - `input`: `input` (`query` in files that name it so: `input_key` records it); for a multi-turn golden (`scenario` set), `scenario` (what the
   simulated user tries to do). The turns stay in `extensions.deepeval.turns`.
 - `expected_outcome`: single-turn, `expected_output`, or an object
@@ -85,7 +90,20 @@ CAMEL = {
     "expectedOutcome": "expected_outcome",
     "userDescription": "user_description",
 }
-SINGLE_TURN_MARKS = ("expected_output", "actual_output", "retrieval_context", "context", "tools_called")
+SINGLE_TURN_MARKS = (
+    "expected_output",
+    "actual_output",
+    "retrieval_context",
+    "context",
+    "tools_called",
+    # DeepEval's own field names, which no other format uses: goldens of `{input,
+    # additional_metadata}` are DeepEval's (`name`, `comments`, `source_file` are too
+    # common elsewhere to tell a golden alone).
+    "expected_tools",
+    "additional_metadata",
+    "custom_column_key_values",
+)
+"""Members that, beside `input` (or `query`), make a record a single-turn golden."""
 LIST_COLUMNS = ("context", "retrieval_context")
 TOOL_COLUMNS = ("tools_called", "expected_tools")
 JSON_COLUMNS = ("additional_metadata", "custom_column_key_values", "turns")

@@ -939,7 +939,9 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
     (its members as the import kept them), its inline tests back at their places and the
     `file://` tests files it names named again (those files are not rewritten); cases of
     a `scenarios` matrix come back through `scenarios` as written; other cases are added
-    as inline tests; `prompts` and `providers` are added when there are none."""
+    as inline tests. `prompts` (`{{input}}`) and `providers` (`echo`) are added only to a
+    config no case was imported from: an imported config gains no member its source
+    lacked (a mapped case joining one without `prompts` lists its input as a loss)."""
     if context.syntax in ("csv", "jsonl"):
         return records  # a tests file
     cases = context.cases or [{}] * len(records)
@@ -1006,9 +1008,23 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
             config[key] = None  # its place in the config; filled below
         elif key != "resolved_files":
             config[key] = value
-    if "prompts" not in config:
+    # A config the cases were imported from gains no member its source lacked: without
+    # `prompts` its tests carry their prompts (in `vars`), and a prompt added here would
+    # change what promptfoo runs. Only a config written from scratch gets the defaults.
+    from_config = config_ref is not None or bool(kept)
+    if "prompts" not in config and not from_config:
         config["prompts"] = [PROMPT]
-    if "providers" not in config and "targets" not in config:
+    elif "prompts" not in config:
+        for case in cases:
+            if extension(case, "import").get("format") != "promptfoo":
+                context.loss(
+                    case,
+                    "input",
+                    METADATA,
+                    "vars.input",
+                    "the config it joins has no `prompts` (nor had its source): no prompt sends `vars.input`",
+                )
+    if "providers" not in config and "targets" not in config and not from_config:
         config["providers"] = [PROVIDER]
     scenarios = config.get("scenarios")
     if isinstance(scenarios, list) and len(whole) < len(scenarios):

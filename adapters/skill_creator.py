@@ -15,7 +15,8 @@ expected_output, files, expectations | assertions}], notes?}`, or the `evals` li
   prompt, such as a script-check list, is refused: there is no case input).
 - `expected_outcome`: with a checks list (`expectations` or `assertions`, under
   its own name) an object `{expected_output, <checks key>: [texts]}`, object items
-  reduced to their `text` (the items kept under `extensions.skill_creator.original`);
+  reduced to their `text` (the items kept under `extensions.skill_creator.original`,
+  where an item's own member named `original` is kept too);
   else `expected_output` alone, a string; else none.
 - `coverage_tags`: `skill-creator` (file); `expected` when the outcome is non-empty.
 - `extensions.skill_creator`: `id`, `name`, `files` and every other member, verbatim.
@@ -32,7 +33,9 @@ should_trigger}`, or an object holding it under `queries`.
 - A query listed twice with both labels is reported.
 
 File-level members other than the case list (`skill_name`, `notes`, run
-instructions) stay under `extensions.skill_creator.files[<source ref>]`, verbatim.
+instructions) stay under `extensions.skill_creator.files[<source ref>]`, verbatim (`{}`
+for an envelope holding `evals` alone, so its export gains no `skill_name`). An item of
+an evals list is an output eval even when it has a `should_trigger` member.
 
 **Export** (`--to skill-creator`, JSON): imported evals and trigger items come back as
 they were read, in their envelope (`skill_name`, `notes`, ... from the file level) or as a
@@ -211,8 +214,10 @@ class SkillCreatorAdapter(ExternalAdapter):
         return drafts
 
     def _leftovers(self, source: Source, job: Job, list_key: str) -> None:
+        """The envelope's members but the case list, kept under `files[<ref>]`; an envelope
+        of the evals list alone is kept as `{}` (its export gains no `skill_name`)."""
         rest = {key: value for key, value in source.data.items() if key != list_key}
-        if rest:
+        if rest or list_key == "evals":
             job.extensions.setdefault("files", {})[source.ref] = rest
 
     def _eval(self, record: SourceRecord) -> Draft:
@@ -244,10 +249,12 @@ class SkillCreatorAdapter(ExternalAdapter):
             if not isinstance(expected, (str, list, dict)) and expected is not None:
                 original["expected_output"] = expected
                 expected = c.js_string(expected)
-        used = {"prompt", "expected_output", checks_key}
+        used = {"prompt", "expected_output", checks_key, "original"}
         for key, value in item.items():
             if key not in used:
                 extensions[key] = value
+        if "original" in item:  # the item's own `original`: kept where it cannot be taken for ours
+            original["original"] = item["original"]
         if original:
             extensions["original"] = original
         tags = ["expected"] if expected is not ABSENT and c.is_non_empty_expected(expected) else []
@@ -287,14 +294,22 @@ def _report_conflicts(records: list[SourceRecord], job: Job) -> None:
 NEGATED = "The output does not contain {!r}."
 
 
-def _is_trigger_case(case: dict[str, Any]) -> bool:
-    return "should_trigger" in extension(case, "skill_creator")
+def _is_trigger_case(case: dict[str, Any], file: dict[str, Any] | None = None) -> bool:
+    """A case imported from a trigger query: its item had `should_trigger` and did not stand
+    in an evals list (an output eval may carry a `should_trigger` member of its own)."""
+    if "should_trigger" not in extension(case, "skill_creator"):
+        return False
+    info = extension(case, "import")
+    if str(info.get("locator", "")).startswith("/evals/"):
+        return False
+    bare = extension(file or {}, "skill_creator").get("bare") or []
+    return info.get("source_file") not in bare
 
 
 def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
     """The eval item or trigger query a case was imported from."""
     ext = extension(case, "skill_creator")
-    if _is_trigger_case(case):
+    if _is_trigger_case(case, context.file):
         trigger: dict[str, Any] = {"id": ext["id"]} if "id" in ext else {}
         trigger["query"] = case.get("input", "")
         trigger.update((key, value) for key, value in ext.items() if key != "id")
@@ -312,6 +327,9 @@ def record_of(case: dict[str, Any], context: ExportContext) -> dict[str, Any]:
         if expected is not ABSENT:
             record["expected_output"] = original_of(ext, "expected_output", expected)
         record.update((key, value) for key, value in ext.items() if key not in ("original", "id", "name"))
+    kept = ext.get("original")
+    if isinstance(kept, dict) and "original" in kept:
+        record["original"] = kept["original"]  # the item's own member of that name
     return record
 
 
@@ -349,7 +367,7 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
     ext = extension(context.file, "skill_creator")
     cases = context.cases or [{}] * len(records)
     restored = [extension(case, "import").get("format") == "skill-creator" for case in cases]
-    triggers = [r and _is_trigger_case(case) for r, case in zip(restored, cases, strict=True)]
+    triggers = [r and _is_trigger_case(case, context.file) for r, case in zip(restored, cases, strict=True)]
     as_triggers = "trigger" in context.dest_name.lower() or all(triggers)
     kept: list[dict[str, Any]] = []
     source_file = None
@@ -368,7 +386,8 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
             source_file = extension(case, "import").get("source_file")
         kept.append(record)
     files = ext.get("files") if isinstance(ext.get("files"), dict) else {}
-    held = files.get(source_file, {}) if isinstance(files.get(source_file), dict) else {}
+    enveloped = isinstance(files.get(source_file), dict)  # the envelope the cases were read in
+    held = files[source_file] if enveloped else {}
     bare = source_file in (ext.get("bare") or [])
     if as_triggers:
         return {**held, "queries": kept} if held else kept
@@ -376,7 +395,7 @@ def export_document(records: list[dict[str, Any]], context: ExportContext) -> An
     if bare:
         return kept
     document: dict[str, Any] = {}
-    if "skill_name" in held or not held:
+    if "skill_name" in held or not enveloped:
         document["skill_name"] = held.get("skill_name", context.file.get("skill"))
     document["evals"] = kept
     document.update((k, v) for k, v in held.items() if k != "skill_name")

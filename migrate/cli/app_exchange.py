@@ -129,6 +129,13 @@ def export(
     strict: Annotated[
         bool, typer.Option("--strict", help="Any loss (a value the target cannot hold) is an error: exit 2.")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Replace a DEST export cannot show it wrote; its replaced records are listed as losses.",
+        ),
+    ] = False,
     output_format: Annotated[
         ExportFormat,
         typer.Option("--output-format", help="text for a person; json, one document on stdout (with the losses)."),
@@ -162,6 +169,7 @@ def export(
         diff=diff,
         strict=strict,
         config_path=settings.config_path,
+        force=force,
     )
     fmt = output_format.value
     report = make_report(

@@ -5,7 +5,9 @@
 - `refuse_different_files`: several PATHS go into one DEST only when the file-level
   data the target writes is the same.
 - `refuse_canonical_dest`, `refuse_foreign_dest`: an existing DEST is replaced only
-  when it is not canonical and export may write it (see `refuse_foreign_dest`).
+  when it is not canonical and is export's own earlier output: each record marked
+  `fixture_migrate`, or data-equal to a record the cases export to now or were imported
+  from (`foreign_records`); `--force` replaces it, its records listed as losses.
 - `file_losses`, `csv_losses`: file-level members the target has no place for, and
   CSV cells that hold a value as text.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.importing.base import DROPPED, TEXT, ExportContext, ImportAdapter, extension
+from fixture_migrate.importing.base import DROPPED, META_KEY, TEXT, ExportContext, ImportAdapter, extension
 from fixture_migrate.importing.pipeline import ImportFailed
 
 
@@ -186,65 +188,125 @@ def refuse_different_files(adapter: ImportAdapter, paths: Sequence[Path], files:
             )
 
 
+def foreign_records(
+    adapter: ImportAdapter,
+    dest: Path,
+    old_bytes: bytes,
+    syntax: str,
+    known: list[Any],
+    root: Path,
+) -> list[tuple[str | None, str, int | None, Any]] | None:
+    """The records of DEST that cannot be shown to be this export's own earlier output, as
+    `(record id or None, locator, 1-based line or None, record data)`; [] when every one can; None when DEST is
+    not a file of the target that its adapter reads (all of it is someone else's).
+
+    A record is the export's own when it carries the `fixture_migrate` member export writes
+    into a mapped case (`META_KEY`, anywhere under the case's `extensions` as imported), or
+    when it is data-equal (`same_data`, types included) to one of `known`: the records
+    this export writes now, read back as DEST is read, and the records the imported cases
+    were imported from (what the import kept). An id that merely equals a case id is no
+    evidence: a hand-written dataset can share the ids."""
+    from fixture_migrate.importing.base import Job, canonical_json
+    from fixture_migrate.importing.pipeline import same_data
+    from fixture_migrate.importing.readers import SourceError, read_source
+
+    try:
+        source = read_source(dest, dest.name, old_bytes, syntax=syntax)
+        drafts = adapter.build([source], Job(root=root))
+    except (SourceError, FixtureError, ValueError, TypeError, KeyError):
+        return None
+    except Exception:  # noqa: BLE001 - a file the adapter cannot read is not an export's
+        return None
+    if not drafts:
+        return None
+
+    def marked(value: Any) -> bool:
+        if isinstance(value, dict):
+            if isinstance(value.get(META_KEY), dict):
+                return True
+            return any(marked(item) for item in value.values())
+        return False
+
+    def key(value: Any) -> bytes | None:
+        try:
+            return canonical_json(value)
+        except (TypeError, ValueError):  # a YAML date, say: compared one by one
+            return None
+
+    # Canonical JSON tells `1`, `1.0` and `true` apart as `same_data` does: one set look-up
+    # a record, not a comparison with every known record.
+    keys = {key(other) for other in known}
+    odd = [other for other in known if key(other) is None]
+    foreign: list[tuple[str | None, str, int | None, Any]] = []
+    seen: set[str] = set()
+    for draft in drafts:
+        record = draft.record
+        if record.ref in seen:
+            continue  # one record, several cases (a promptfoo scenario)
+        seen.add(record.ref)
+        if marked(draft.extensions) or marked(record.data):
+            continue
+        found = key(record.data)
+        if found is not None and found in keys:
+            continue
+        if found is None and any(same_data(record.data, other) for other in odd):
+            continue
+        foreign.append((draft.id, record.locator, record.line, record.data))
+    return foreign
+
+
+def read_records(adapter: ImportAdapter, dest: Path, data: bytes, syntax: str, root: Path) -> list[Any]:
+    """The records of `data` (DEST's bytes as export would write them) as an import reads
+    them; [] when the adapter reads none."""
+    from fixture_migrate.importing.base import Job
+    from fixture_migrate.importing.readers import read_source
+
+    try:
+        source = read_source(dest, dest.name, data, syntax=syntax)
+        return [draft.record.data for draft in adapter.build([source], Job(root=root))]
+    except Exception:  # noqa: BLE001 - nothing read back: nothing known
+        return []
+
+
 def refuse_foreign_dest(
     adapter: ImportAdapter,
     dest: Path,
     old_bytes: bytes,
     syntax: str,
-    files: list[dict[str, Any]],
-    cases: list[dict[str, Any]],
+    known: list[Any],
     root: Path,
+    *,
+    force: bool,
+    losses: Any,
 ) -> None:
-    """Refuse to replace a DEST export did not write. Allowed: a file the canonical cases
-    were imported from (an export back onto its source), or a file whose every record
-    is one of the exported cases or was mapped by an export (an earlier export: its ids
-    are case ids of PATHS, or it carries the `fixture_migrate` member export writes)."""
-    from fixture_migrate.migration.paths import relative_source
-
-    ref = relative_source(dest, root)
-    sources = {extension(case, "import").get("source_file") for case in cases}
-    for file in files:
-        sources.update(r for r in file.get("source_refs") or [] if isinstance(r, str))
-    if ref in sources:
+    """Refuse to replace a DEST that is not this export's own earlier output (see
+    `foreign_records`): raises `ImportFailed` (`dest_not_export`, at the first such
+    record) unless `force`; with `force` each replaced record (or the whole file, when the
+    target's adapter does not read it) is a `dropped` loss in `losses`, filed under DEST."""
+    foreign = foreign_records(adapter, dest, old_bytes, syntax, known, root)
+    if foreign == []:
         return
-    if written_by_export(adapter, dest, old_bytes, syntax, cases, root):
+    shown = dest.as_posix()
+    if force:
+        if foreign is None:
+            losses.add(shown, None, "file", DROPPED, None, f"--out is not a {adapter.format} file; replaced (--force)")
+        for record_id, locator, _line, data in foreign or []:
+            text = json.dumps(data, ensure_ascii=False)
+            text = text if len(text) <= 120 else text[:117] + "..."
+            losses.add(shown, record_id, f"record {locator}", DROPPED, None, f"replaced (--force): {text}")
         return
-    raise _fail(
-        dest,
-        "--out exists and was not written by an export of these cases (nor imported into them); "
-        "not overwritten: delete it or move it away to export there, or choose another --out",
-        "dest_not_export",
+    if foreign is None:
+        what = f"is not a {adapter.format} file export wrote"
+    else:
+        first = foreign[0][1]
+        what = (
+            f"holds {len(foreign)} record(s) export did not write (first: {first}; not marked `{META_KEY}` "
+            "and not what these cases export to now or were imported from)"
+        )
+    message = (
+        f"--out exists and {what}; not overwritten: delete it or move it away to export there, choose another "
+        "--out, or pass --force (the replaced records are listed as losses)"
     )
+    line = foreign[0][2] if foreign else None
+    raise ImportFailed([(dest, FixtureError(message, code="dest_not_export", line=line))])
 
-
-def written_by_export(
-    adapter: ImportAdapter, dest: Path, old_bytes: bytes, syntax: str, cases: list[dict[str, Any]], root: Path
-) -> bool:
-    from fixture_migrate.importing.base import META_KEY, Job
-    from fixture_migrate.importing.readers import SourceError, read_source
-
-    ids = {str(case.get("id")) for case in cases}
-    ids |= {str(extension(case, "import")["id"]) for case in cases if "id" in extension(case, "import")}
-    try:
-        source = read_source(dest, dest.name, old_bytes, syntax=syntax)
-        drafts = adapter.build([source], Job(root=root))
-    except (SourceError, FixtureError, ValueError, TypeError, KeyError):
-        return False
-    except Exception:  # noqa: BLE001 - a file the adapter cannot read is not an export's
-        return False
-    if not drafts:
-        return False
-
-    def marked(value: Any) -> str | None:
-        if isinstance(value, dict):
-            meta = value.get(META_KEY)
-            if isinstance(meta, dict):
-                return str(meta.get("id", ""))
-            for item in value.values():
-                found = marked(item)
-                if found is not None:
-                    return found
-        return None
-
-    # A record export mapped carries its case under `fixture_migrate`: export's own mark.
-    return all(draft.id in ids or marked(draft.extensions) is not None for draft in drafts)

@@ -22,7 +22,8 @@ PATHS... ─► canonical v1 JSON (read, never written; validated: exporting.che
   listed in `--output-format json`, an error with `--strict` (exit 2, nothing written).
 - **Safety.** The canonical files are only read. DEST is written with the same atomic
   write as `migrate` and `import`; it is refused when it is one of PATHS, holds a
-  canonical v1 file, or is a file export did not write (`exporting.checks`). `--diff` prints the unified diff and `--check` exits 1 when DEST
+  canonical v1 file, or is not export's own earlier output (`exporting.checks`; `--force`
+  replaces it, its records listed as losses). `--diff` prints the unified diff and `--check` exits 1 when DEST
   would change; neither writes.
 """
 
@@ -39,6 +40,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.exporting.checks import (
     csv_losses,
     file_losses,
+    read_records,
     refuse_canonical_dest,
     refuse_different_files,
     refuse_foreign_dest,
@@ -55,6 +57,7 @@ from fixture_migrate.importing.base import (
     extension,
     imported_from,
     in_key_order,
+    origin_syntax,
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
@@ -65,7 +68,7 @@ from fixture_migrate.migration.writes import read_fixture, resolve_target
 class ExportRequest:
     """One `fixture-migrate export` run: canonical `paths`, the `target` format, the native
     file `dest`; `check`/`diff` as for `migrate` (either writes nothing); `strict` makes
-    any loss an error."""
+    any loss an error; `force` replaces a DEST export cannot show it wrote."""
 
     paths: Sequence[Path]
     target: str
@@ -75,6 +78,9 @@ class ExportRequest:
     diff: bool = False
     strict: bool = False
     config_path: Path | None = None
+    force: bool = False
+    """Replace a DEST that is not this export's own earlier output, listing its replaced
+    records as losses (`exporting.checks.refuse_foreign_dest`)."""
 
 
 @dataclass
@@ -158,6 +164,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
     verbatim: list[bool] = []
     edited: list[str] = []
     files: list[dict[str, Any]] = []
+    imported: list[tuple[dict[str, Any], ExportContext]] = []
     for path, data in zip(request.paths, documents, strict=True):
         file = {key: value for key, value in data.items() if key != "cases"}
         files.append(file)
@@ -175,6 +182,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
                 )
             cases.append(case)
             if imported_from(case) == adapter.format:
+                imported.append((case, context))
                 derived = derive(adapter, case, file, request.repo_root, path.as_posix(), dest)
                 if unchanged(adapter, case, derived):
                     records.append(_restored(adapter, case, context))
@@ -222,8 +230,30 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         if _same_native(dest, old_bytes, new_bytes, syntax):
             new_bytes = old_bytes
         else:
-            refuse_foreign_dest(adapter, dest, old_bytes, syntax, files, cases, request.repo_root)
+            known = read_records(adapter, dest, new_bytes, syntax, request.repo_root)
+            known += _imported_records(adapter, imported)
+            refuse_foreign_dest(
+                adapter, dest, old_bytes, syntax, known, request.repo_root, force=request.force, losses=losses
+            )
     return ExportPlan(adapter, new_bytes, old_bytes, len(records) - left_out, restored, losses, notes, warnings)
+
+
+def _imported_records(adapter: ImportAdapter, imported: list[tuple[dict[str, Any], ExportContext]]) -> list[Any]:
+    """The records the imported cases were imported from (what the import kept), as DEST's
+    syntax holds them and as the source's syntax held them (a CSV row of a tests file a
+    promptfoo config names)."""
+    records = []
+    for case, context in imported:
+        origin = origin_syntax(case)
+        contexts = [context]
+        if origin is not None and origin != context.syntax:
+            contexts.append(ExportContext(context.file, context.shown, origin, None))
+        for each in contexts:
+            try:
+                records.append(_restored(adapter, case, each))
+            except Exception:  # noqa: BLE001 - no usable kept record: nothing known of it
+                continue
+    return records
 
 
 def _restored(adapter: ImportAdapter, case: dict[str, Any], context: ExportContext) -> dict[str, Any]:

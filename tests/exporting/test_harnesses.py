@@ -275,3 +275,20 @@ def test_promptfoo_runs_an_imported_suite_exported_back(tmp_path):
         ("German", "Hello"),
     ]
     assert all(r["success"] for r in rows)  # echo repeats the prompt: `Hello` is there, `Auf Wiedersehen` is not
+
+
+def test_deepeval_loads_metadata_goldens_and_their_export(deepeval_dataset, tmp_path):
+    """`{input, additional_metadata}` goldens (examples/external/deepeval/metadata-goldens.json)
+    are DeepEval's own: its loader reads the sample, and the export of their import."""
+    sample = EXAMPLES / "deepeval" / "metadata-goldens.json"
+    dataset = deepeval_dataset()
+    dataset.add_goldens_from_json_file(str(sample))
+    expected = [(g["input"], g["additional_metadata"]) for g in json.loads(sample.read_text(encoding="utf-8"))]
+    assert [(g.input, g.additional_metadata) for g in dataset.goldens] == expected
+    imported = plan([sample], tmp_path / "imported.json", root=ROOT)  # --from auto
+    (tmp_path / "imported.json").write_bytes(imported.new_bytes)
+    dest = tmp_path / "goldens.json"
+    dest.write_bytes(plan_export(ExportRequest([tmp_path / "imported.json"], "deepeval", dest, ROOT)).new_bytes)
+    again = deepeval_dataset()
+    again.add_goldens_from_json_file(str(dest))
+    assert [(g.input, g.additional_metadata) for g in again.goldens] == expected
