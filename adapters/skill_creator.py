@@ -157,7 +157,11 @@ class SkillCreatorAdapter(ExternalAdapter):
             if not evals:
                 return Sniff(miss="the `evals` list is empty")
             if all(isinstance(item, dict) and c.is_non_empty_string(item.get("prompt")) for item in evals):
-                return Sniff("cases", "skill-creator output evals")
+                # skill-creator's signature: its `skill_name`, or evals of its own members only.
+                # `{skill, evals: [{prompt, expected, criteria, tags}]}` is a local family's.
+                if "skill_name" in data or all(EVAL_FIELDS.union(("should_trigger",)).issuperset(i) for i in evals):
+                    return Sniff("cases", "skill-creator output evals")
+                return Sniff(miss="`evals` items carry members skill-creator does not write, and no `skill_name`")
             return Sniff(refusal="an `evals` list whose items have no `prompt` (a script-check list?): no case input")
         if _query_list(data) is not None:
             return Sniff("cases", "skill-creator trigger set")

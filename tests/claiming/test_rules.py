@@ -485,3 +485,11 @@ def test_detect_families_prints_each_family_once(tmp_path, capsys):
     (family,) = json.loads(capsys.readouterr().out)["families"]
     assert family["records"] == 2 and len(family["files"]) == 2
     assert {"member": "veto", "to": "forbidden_signals", "why": "exact name"} in family["mapping"]
+
+
+def test_an_evals_envelope_of_foreign_members_is_a_local_family_not_skill_creator_s():
+    data = {"skill": "ros2", "evals": [{"name": "n", "prompt": "p.md", "expected": "e.md", "criteria": [], "tags": []}]}
+    found = _decided(data, "evals/eval.yaml", syntax="yaml")
+    assert found.status == CLAIMED and found.rule == "territory_records"
+    own = {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "notes": "n", "expected_output": "o"}]}
+    assert _decided(own, "evals/evals.json").status == OTHER_TOOL
