@@ -109,3 +109,16 @@ def test_many_duplicates_give_the_earlier_output(tree, output_format, monkeypatc
     assert runs[0].code == 1
     assert runs[0].out.count("duplicate") > 400
     assert runs[0].out + "--- stderr ---\n" + runs[0].err == snapshot_text
+
+
+def test_case_keys_agree_with_a_dict_through_growth():
+    from fixture_migrate.migration.validation import CaseKeys, case_key
+
+    table, expected = CaseKeys(size=8), {}
+    # Keys that share their low bits probe past each other; digests of real ids fill the rest.
+    keys = [(n << 40) | 5 for n in range(1, 50)] + [case_key(f"skill-{n % 7}", f"id-{n % 3000}") for n in range(9000)] * 2
+    for number, key in enumerate(keys):
+        assert table.first(key, number) == expected.get(key, -1)
+        expected.setdefault(key, number)
+    assert len(table) == len(expected) == len(set(keys)) > 1000
+    assert case_key("s", "x") == case_key("s", "x") != 0
