@@ -180,47 +180,51 @@ class CaseKeys:
     bytes a slot, at most 80% full), so its memory holds no object per id.
     """
 
-    __slots__ = ("_keys", "_values", "_mask", "_used")
+    __slots__ = ("_keys", "_values", "_mask", "_used", "_limit")
 
     def __init__(self, size: int = 1 << 12) -> None:
         self._keys = array("Q", bytes(8 * size))
         self._values = array("i", bytes(4 * size))
         self._mask = size - 1
         self._used = 0
+        self._limit = size * 4 // 5
 
     def __len__(self) -> int:
         return self._used
 
     def first(self, key: int, value: int) -> int:
         """The value of `key` when it was met before; else -1, after keeping `value` for it."""
-        keys, mask = self._keys, self._mask
-        slot = key & mask
-        step = ((key >> 32) | 1) & mask or 1
-        while True:
-            found = keys[slot]
-            if found == key:
-                return self._values[slot]
-            if not found:
-                break
-            slot = (slot + step) & mask
+        keys = self._keys
+        slot = key & self._mask
+        found = keys[slot]
+        if found and found != key:  # probe on, by a step of the key's own (double hashing)
+            mask = self._mask
+            step = ((key >> 32) | 1) & mask
+            while True:
+                slot = (slot + step) & mask
+                found = keys[slot]
+                if not found or found == key:
+                    break
+        if found:
+            return self._values[slot]
         keys[slot] = key
         self._values[slot] = value
         self._used += 1
-        if self._used * 5 > len(keys) * 4:
+        if self._used > self._limit:
             self._grow()
         return -1
 
     def _grow(self) -> None:
-        old_keys, old_values = self._keys, self._values
+        old_keys, old_values, used = self._keys, self._values, self._used
         size = 2 * len(old_keys)
         self.__init__(size)  # type: ignore[misc]
         keys, values, mask = self._keys, self._values, self._mask
         for key, value in zip(old_keys, old_values):
             if key:
                 slot = key & mask
-                step = ((key >> 32) | 1) & mask or 1
+                step = ((key >> 32) | 1) & mask
                 while keys[slot]:
                     slot = (slot + step) & mask
                 keys[slot] = key
                 values[slot] = value
-        self._used = sum(1 for key in old_keys if key)
+        self._used = used
