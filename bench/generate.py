@@ -356,7 +356,13 @@ def _unique_ids(data: dict[str, Any], n: int) -> None:
 
 
 def generate(
-    root: Path, files: int, *, canonical_share: float, seed: int = 1, unique_ids: bool = False
+    root: Path,
+    files: int,
+    *,
+    canonical_share: float,
+    seed: int = 1,
+    unique_ids: bool = False,
+    repeated_ids: bool = False,
 ) -> list[Path]:
     """Write `files` fixtures under `root/skills/<skill>/evals/`; returns their paths.
 
@@ -364,7 +370,8 @@ def generate(
     legacy family and the yao trigger sets. With `unique_ids`, every id a file writes
     is made its own (the same tree otherwise, file for file); only the team-standards
     families, whose reference id is the case's position (`case-1`), still repeat one now
-    and then.
+    and then. With `repeated_ids`, a canonical case's id is its position (`case-0`, ...),
+    so the canonical files of a skill repeat each other's ids: a tree of duplicates.
     """
     rng = random.Random(seed)
     legacy = [*FAMILIES, "yao"]
@@ -378,6 +385,9 @@ def generate(
         data = payload(rng, family, skill)
         if unique_ids:
             _unique_ids(data, n)
+        elif repeated_ids and family == "canonical":
+            for i, case in enumerate(data["cases"]):
+                case["id"] = f"case-{i}"
         path.write_text(dumps(data) + "\n", encoding="utf-8")
         written.append(path)
     return written

@@ -31,6 +31,8 @@ Scenarios and goals (issue "Speed round 3"; CPU ratios, `--jobs 1`):
   (i) validate --no-ref-check over a 1,000-file tree like (a)'s          <= 6x B
   (j) validate --no-ref-check over (a)'s tree with unique case ids       <= 6x B
       and its peak RSS                                                   <= 100 MiB
+  (k) validate --no-ref-check over (a)'s tree with the canonical ids
+      repeating per skill (some 130,000 duplicate ids at 10,000 files)   <= 6x B
   (e) normalize --output-format jsonl vs the contract's reference
       normalizer on Node (a loop calling normalizeFixtureFile on every
       file); run only where `node` and the normalizer are found          <= 1x
@@ -163,7 +165,7 @@ def reference_normalizer(given: str | None) -> Path | None:
     return path if path.is_file() else None
 
 
-LETTERS = "abcdefghij"
+LETTERS = "abcdefghijk"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     every = set(LETTERS) - ({"f"} if not args.big else set())
     wanted = every if not args.only else {letter.strip() for letter in args.only.split(",")}
     if wanted - set(LETTERS) or not wanted:
-        parser.error(f"--only takes scenario letters a to j, not {args.only!r}")
+        parser.error(f"--only takes scenario letters a to k, not {args.only!r}")
     if "d" in wanted:
         wanted.add("c")  # (d) is the peak RSS of (c)'s runs
     if args.quick:
@@ -247,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         if "j" in wanted:
             unique, unique_txt = tree("unique", args.files, canonical_share=0.9, seed=1, unique_ids=True)
             rows.append(("j", f"(j) validate --no-ref-check, {n} files, unique ids, --jobs 1", validate(unique, *one), unique_txt, 6.0, None))
+        if "k" in wanted:
+            repeated, repeated_txt = tree("repeated", args.files, canonical_share=0.9, seed=1, repeated_ids=True)
+            rows.append(("k", f"(k) validate --no-ref-check, {n} files, repeated ids, --jobs 1", validate(repeated, *one), repeated_txt, 6.0, None))
         reference = reference_normalizer(args.reference) if "e" in wanted else None
         if "e" in wanted and reference is not None:
             node_loop = ["node", str(HERE / "reference_loop.js"), str(reference), str(root), str(files_txt)]
