@@ -339,11 +339,39 @@ def dumps(value: Any, indent: str = "") -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def generate(root: Path, files: int, *, canonical_share: float, seed: int = 1) -> list[Path]:
+_ID_KEYS = ("id", "case_id", "name")
+
+
+def _unique_ids(data: dict[str, Any], n: int) -> None:
+    """Give every case of file `n` an id no other file has (the family's own ids repeat
+    per skill: `d-0`, `d-1`, ...); a yao set's queries get their own numbered text."""
+    for key in ("cases", "examples"):
+        for case in data.get(key) or []:
+            for name in _ID_KEYS:
+                if isinstance(case.get(name), str):
+                    case[name] = f"{case[name]}-f{n}"
+    for key in ("should_trigger", "should_not_trigger", "near_neighbor"):
+        for i, query in enumerate(data.get(key) or []):
+            query["text"] = f"{query['text']} {n}-{i}"
+
+
+def generate(
+    root: Path,
+    files: int,
+    *,
+    canonical_share: float,
+    seed: int = 1,
+    unique_ids: bool = False,
+    repeated_ids: bool = False,
+) -> list[Path]:
     """Write `files` fixtures under `root/skills/<skill>/evals/`; returns their paths.
 
     `canonical_share` of them (0..1) are canonical files, the rest cycle through every
-    legacy family and the yao trigger sets.
+    legacy family and the yao trigger sets. With `unique_ids`, every id a file writes
+    is made its own (the same tree otherwise, file for file); only the team-standards
+    families, whose reference id is the case's position (`case-1`), still repeat one now
+    and then. With `repeated_ids`, a canonical case's id is its position (`case-0`, ...),
+    so the canonical files of a skill repeat each other's ids: a tree of duplicates.
     """
     rng = random.Random(seed)
     legacy = [*FAMILIES, "yao"]
@@ -354,6 +382,12 @@ def generate(root: Path, files: int, *, canonical_share: float, seed: int = 1) -
         folder = root / "skills" / skill / "evals"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{family}-{n:05d}.json"
-        path.write_text(dumps(payload(rng, family, skill)) + "\n", encoding="utf-8")
+        data = payload(rng, family, skill)
+        if unique_ids:
+            _unique_ids(data, n)
+        elif repeated_ids and family == "canonical":
+            for i, case in enumerate(data["cases"]):
+                case["id"] = f"case-{i}"
+        path.write_text(dumps(data) + "\n", encoding="utf-8")
         written.append(path)
     return written

@@ -13,13 +13,17 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "run.py"
 
 
 def test_quick_bench_reports_every_scenario():
-    done = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--big"], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    scenarios = re.findall(r"^\(([a-g])\) .* (\d+\.\d+)x ", done.stdout, flags=re.MULTILINE)
+    rows = re.findall(r"^\(([a-k])\) .* (\d+\.\d+)x +(\d+\.\d+x|-) ", done.stdout, flags=re.MULTILINE)
     # (e), against the reference on Node, runs only where node and the reference are found.
-    assert [name for name, _ in scenarios if name != "e"] == list("abcfg")
-    assert all(float(ratio) > 0 for _, ratio in scenarios)
-    assert "(d) validate peak RSS:" in done.stdout
+    assert "".join(name for name, _, _ in rows if name != "e") == "aahbcdijjkfffg"
+    assert all(float(ratio) > 0 for _, ratio, _ in rows)
+    # Time rows give a CPU and a wall ratio; memory rows (d, f and the second j) only one.
+    walls = [wall != "-" for _, _, wall in rows if _ != "e"]
+    assert walls == [True, True, True, True, True, False, True, True, False, True, False, False, False, True]
 
 
 MEMORY = BENCH.parent / "memory.py"

@@ -420,13 +420,15 @@ def run_validate(
 
     Files are checked on up to `jobs` processes and their errors printed in file order
     as they come, each placed while its file's text is at hand: what the run keeps is
-    one `skill:id` key and first file per case id, for duplicates across files (and,
-    with `readiness`, the case ids per skill and bucket).
+    one 64-bit digest of the `skill:id` key and the index of its first source file per
+    case id (`CaseKeys`), for duplicates across files (and, with `readiness`, the case
+    ids per skill and bucket). A file whose only errors are duplicates is read again
+    once, to place them.
     """
     from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.locate import error_place
     from fixture_migrate.migration.reader import CaseOrigin, Reader
-    from fixture_migrate.migration.validation import duplicate_error
+    from fixture_migrate.migration.validation import CaseKeys, duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
@@ -441,7 +443,9 @@ def run_validate(
         initargs=(options, check_refs, as_migrated, place, readiness),
     )
     reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
-    first_file: dict[str, Any] = {}
+    seen = CaseKeys()  # per case id met, the index in `sources` of its first case's source file
+    sources: list[Any] = []
+    source_index: dict[str, int] = {}
     skills: dict[Any, Any] | None = {} if readiness else None
     refs = RefChecker(options.repo_root, check_exists=check_refs) if readiness else None
     errors = problems = checked_files = 0
@@ -456,21 +460,30 @@ def run_validate(
         found: list[tuple[ValidationError, Any]] = list(checked.head)
         own = iter(checked.errors)
         next_own = next(own, None)
+        loaded = None  # this file read again, once, to place duplicates the worker could not
+        shared_index = -1
         for index, key in enumerate(checked.keys):
             if next_own is not None and next_own[0] == index:
                 found.extend(next_own[1])
                 next_own = next(own, None)
             skill, source_file = checked.shared or checked.owners[index]  # type: ignore[index]
-            if key not in first_file:
-                first_file[key] = source_file
+            if checked.shared is not None and shared_index >= 0:
+                number = shared_index
+            else:
+                number = _source_number(source_file, sources, source_index)
+                if checked.shared is not None:
+                    shared_index = number
+            previous = seen.first(key, number)
+            if previous < 0:
                 continue
-            duplicate = duplicate_error(skill, checked.ids[index], source_file, first_file[key])
+            duplicate = duplicate_error(skill, checked.ids[index], source_file, sources[previous])
             dup_place = checked.dup_places[index] if checked.dup_places is not None else None
             origin = checked.origins[index] if checked.origins is not None else None
             if dup_place is None and origin is not None and origin[1] is not None:
-                if reader is None:
-                    reader = Reader(Engine(options))
-                loaded = reader.load(checked.path, last_duplicate_wins=True)
+                if loaded is None:
+                    if reader is None:
+                        reader = Reader(Engine(options))
+                    loaded = reader.load(checked.path, last_duplicate_wins=True)
                 dup_place = error_place(CaseOrigin(loaded, *origin), duplicate)
             found.append((duplicate, dup_place))
         found.extend(checked.tail)
@@ -490,6 +503,20 @@ def run_validate(
         parts.append(("skills not ready", sum(1 for skill in ready if not skill.ready)))
     report.summary(parts)
     return report.exit_code
+
+
+def _source_number(source_file: Any, sources: list[Any], index: dict[str, int]) -> int:
+    """The index of `source_file` in `sources`, appended when new. Only strings (what a
+    source file is, but for hostile input) are shared by equal value; any other value
+    gets an index of its own, so it is printed exactly as its case had it."""
+    if source_file.__class__ is not str:
+        sources.append(source_file)
+        return len(sources) - 1
+    number = index.get(source_file)
+    if number is None:
+        number = index[source_file] = len(sources)
+        sources.append(source_file)
+    return number
 
 
 def run_schema(*, out: TextIO) -> int:
