@@ -577,7 +577,9 @@ def import_file(
     _file_names(*paths, dest, repo_root)
     target = Path(dest)
     root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
-    request = ImportRequest(sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill)
+    request = ImportRequest(
+        sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=repo_root is not None
+    )
     try:
         planned = plan_import(request)
     except ImportFailed as failure:
@@ -643,7 +645,8 @@ def export_file(
     target = Path(dest)
     root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
     try:
-        planned = plan_export(ExportRequest(paths=files, target=to, dest=target, repo_root=root))
+        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=repo_root is not None)
+        planned = plan_export(request)
     except ImportFailed as failure:
         where, error = failure.errors[0]
         raise MigrationError.of(error, Path(where)) from None

@@ -58,7 +58,7 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.migration.writes import read_fixture, resolve_target
+from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class ExportRequest:
     diff: bool = False
     strict: bool = False
     config_path: Path | None = None
+    root_given: bool = False  # the root was named (see `writes.check_inside`)
 
 
 @dataclass
@@ -140,6 +141,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         raise _fail(dest, "--out names a directory; give a file path", "usage")
     try:
         # As `migrate` and `import` write: never through a symlink leading outside the repo root.
+        check_inside(dest, request.repo_root, root_given=request.root_given)
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None
