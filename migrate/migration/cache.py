@@ -18,7 +18,7 @@ What an entry is keyed on, so that a stale verdict cannot be used:
   checkout never reuses the verdicts of the code before), the Python and orjson
   versions, the ruamel.yaml and libcst installs (they render YAML and Python
   fixtures), the installed adapter plugins (name, distribution, version, and the size
-  and mtime of the modules beside each entry point's), and the run's configuration
+  and mtime of every file of the package each entry point's module lies in), and the run's configuration
   (repo root, skill, skill globs, `include` globs, the adapter tables declared with
   `files`, `--py-name`, the configuration file's place).
 
@@ -142,17 +142,29 @@ def _plugins() -> list[Any]:
     return found
 
 
+MAX_PLUGIN_FILES = 20_000
+"""The most files of one plugin's package fingerprinted; past it the run's key takes the count."""
+
+
 def _code_of(point: Any) -> list[Any]:
-    """Size and mtime of each module beside a plugin's entry-point module, so an edited
-    plugin (an editable install keeps its version) does not reuse verdicts of its code before.
+    """Size and mtime of the code and data of a plugin, so an edited plugin (an editable
+    install keeps its version) does not reuse verdicts of its code before: every file
+    (modules, subpackages, data files read beside them) of the top-level package its
+    entry-point module lies in; for a module outside any package, the modules beside it.
     The run loads the plugin anyway; a module that cannot be found gives nothing."""
     from importlib.util import find_spec
 
+    top = point.module.split(".")[0]
     try:
-        spec = find_spec(point.module)
+        spec = find_spec(top)
     except Exception:  # noqa: BLE001 - the registry reports a broken plugin
         return []
-    origin = spec.origin if spec is not None else None
+    if spec is None:
+        return []
+    locations = list(spec.submodule_search_locations or ())
+    if locations:
+        return _package_files(locations)
+    origin = spec.origin
     if not origin or not os.path.isfile(origin):
         return []
     folder = os.path.dirname(origin)
@@ -164,6 +176,26 @@ def _code_of(point: Any) -> list[Any]:
             found.append([os.path.join(folder, name), info.st_size, info.st_mtime_ns])
     except OSError:
         return [origin]
+    return found
+
+
+def _package_files(locations: list[str]) -> list[Any]:
+    """Path, size and mtime of every file under a package's folders (no `__pycache__`, no
+    symlinked folder followed), at most `MAX_PLUGIN_FILES` of them."""
+    found: list[Any] = []
+    for location in sorted(locations):
+        for folder, dirnames, filenames in os.walk(location):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if len(found) >= MAX_PLUGIN_FILES:
+                    found.append(["...", len(found)])
+                    return found
+                path = os.path.join(folder, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                found.append([path, info.st_size, info.st_mtime_ns])
     return found
 
 

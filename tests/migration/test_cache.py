@@ -551,3 +551,61 @@ def test_cache_clean_removes_exactly_what_the_cache_wrote(tree, monkeypatch, cap
         "skills/demo/evals/legacy.json",
         "skills/demo/evals/other.json",
     ]
+
+
+# -- untried cases (issue 22, item 8) --
+
+
+@pytest.mark.parametrize("edited", ["plugin_pkg_of_cache_test/sub/rules.py", "plugin_pkg_of_cache_test/data/words.txt"])
+def test_a_plugins_whole_package_is_in_the_key(tmp_path, monkeypatch, edited):
+    # The entry point's module is `plugin_pkg_of_cache_test.adapter`; its code reads a
+    # subpackage and a data file beside it: editing either changes the key.
+    from importlib.metadata import EntryPoint
+
+    from fixture_migrate.adapting import registry
+    from fixture_migrate.migration.engine import Options
+
+    package = tmp_path / "plugin_pkg_of_cache_test"
+    for folder in (package, package / "sub", package / "data"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    (package / "adapter.py").write_text("ADAPTER = None\n")
+    (package / "sub" / "rules.py").write_text("RULES = 1\n")
+    (package / "data" / "words.txt").write_text("alpha\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = EntryPoint("mine", "plugin_pkg_of_cache_test.adapter:ADAPTER", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points_of", lambda group: [point])
+    options = Options(tmp_path)
+    before = cache_module.run_key(options)
+    assert cache_module.run_key(options) == before
+    path = tmp_path / edited
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert cache_module.run_key(options) != before
+
+
+def test_two_runs_saving_one_cache_file_lose_no_entry_and_serve_no_stale_verdict(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    key = path.stem
+    options = type("O", (), {"repo_root": tree})()
+    first = cache_module.Cache(path, key, cache_module._read(path, key, tree), root=tree)
+    second = cache_module.Cache(path, key, cache_module._read(path, key, tree), root=tree)
+    for cache in (first, second):
+        cache.repo_root = options.repo_root
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "one.json").write_text(CANONICAL)
+    (evals / "two.json").write_text(CANONICAL)
+    result = type("R", (), {"status": "unchanged", "new_path": None, "adapters": ["canonical"], "cases": 1,
+                            "first_changed_line": 0, "to_extensions": {}, "reason": ""})()
+    old, new = digest(b"old bytes"), digest(CANONICAL.encode())
+    first.put("skills/demo/evals/one.json", new, result)
+    first.put("skills/demo/evals/legacy.json", old, result)  # a verdict of bytes since replaced
+    second.put("skills/demo/evals/two.json", new, result)
+    second.put("skills/demo/evals/legacy.json", digest(LEGACY.encode()), result)
+    assert first.save() and second.save()  # the second merges over what the first wrote
+    merged = cache_module._read(path, key, tree)
+    assert {"skills/demo/evals/one.json", "skills/demo/evals/two.json"} <= set(merged)
+    again = cache_module.Cache(path, key, merged, root=tree)
+    assert again.get("skills/demo/evals/legacy.json", old) is None  # the stale verdict is gone
+    assert again.get("skills/demo/evals/one.json", new) is not None
