@@ -43,6 +43,10 @@ reader sees an old or a new file, never part of one; two runs finishing together
 each write a whole file and the last one wins (a verdict the other learnt is
 learnt again next time). A file that is not a cache of this format and key
 (corrupt, truncated, foreign) is ignored and overwritten at the end of the run.
+
+Over 500 lines because the key, the reading and merging of cache files and the rule
+for where a cache may live (a directory the run makes or one holding only its files,
+checked with the file read through the same opened directory) belong together.
 """
 
 from __future__ import annotations
