@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Union
 
-from fixture_migrate.errors import FixtureError
+from fixture_migrate.errors import FixtureError, line_col
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -90,6 +90,75 @@ class MigrationError(FixtureError):
             place += f":{part}"
         text = f"{self.message} [{self.code}]"
         return f"{place}: {text}" if place else text
+
+
+def _encoded(text: str | bytes, path: Path | None) -> bytes:
+    """`text` as UTF-8 bytes; a `str` holding a character UTF-8 cannot hold (a lone
+    surrogate, as `json.loads` makes of `"\\ud800"`) raises `MigrationError` (`encoding`)
+    at its line and column."""
+    if not isinstance(text, str):
+        return bytes(text)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line, column = line_col(text, exc.start)
+        raise MigrationError(
+            f"not encodable as UTF-8: {_character(text[exc.start])} (a lone surrogate)",
+            code="encoding",
+            path=path,
+            line=line,
+            column=column,
+        ) from None
+
+
+def _character(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def _file_names(*paths: Any) -> None:
+    """Raise `MigrationError` (`encoding`) for a path no file can have: one holding a
+    character the file system encoding cannot hold (a lone surrogate other than the
+    `surrogateescape` ones of undecodable bytes)."""
+    for path in paths:
+        if path is None:
+            continue
+        text = os.fspath(path)
+        if isinstance(text, bytes):
+            continue
+        try:
+            os.fsencode(text)
+        except UnicodeEncodeError as exc:
+            raise MigrationError(
+                f"the path {text.encode('ascii', 'backslashreplace').decode()!s} cannot name a file: "
+                f"{_character(text[exc.start])} at character {exc.start + 1} (a lone surrogate)",
+                code="encoding",
+            ) from None
+
+
+def _typed(function: Any) -> Any:
+    """`function` raising `MigrationError` (`encoding`) for any encoding or decoding failure
+    its arguments cause, where one is not caught and placed before (a value of a payload,
+    say: the message names the character and where it is in that value)."""
+    import functools
+
+    @functools.wraps(function)
+    def typed(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except UnicodeError as exc:
+            obj = getattr(exc, "object", None)
+            start = getattr(exc, "start", None)
+            where = ""
+            if isinstance(obj, str) and isinstance(start, int) and start < len(obj):
+                line, column = line_col(obj, start)
+                shown = obj.encode("ascii", "backslashreplace").decode()[:80]
+                where = f": {_character(obj[start])} at {line}:{column} of the value {shown!r}"
+            elif isinstance(obj, (bytes, bytearray)) and isinstance(start, int) and start < len(obj):
+                where = f": byte 0x{obj[start]:02x} at offset {start}"
+            raise MigrationError(f"not encodable or decodable{where} ({type(exc).__name__})", code="encoding") from None
+
+    return typed
+
 
 
 @dataclass(frozen=True)
@@ -216,9 +285,10 @@ def migrate_text(
       ...
     fixture_migrate.MigrationError: fixture.json:1:14: invalid JSON: unexpected end of data [invalid_json]
     """
-    raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-    root = Path(os.getcwd() if repo_root is None else repo_root).resolve()
+    _file_names(path, repo_root)
     name = Path(path)
+    raw = _encoded(text, name)
+    root = Path(os.getcwd() if repo_root is None else repo_root).resolve()
     full = name if name.is_absolute() else root / name
     result = _engine(root, skill).plan_bytes(full, raw)
     if result.error is not None:
@@ -254,6 +324,7 @@ def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str |
     >>> fixture_migrate.plan_file(folder / "missing.json").status
     <Status.ERROR: 'error'>
     """
+    _file_names(path, repo_root)
     file = Path(path)
     return _plan(_configured(file, repo_root, skill).plan(file))
 
@@ -280,6 +351,7 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     >>> fixture_migrate.migrate_file(file).status
     <Status.UNCHANGED: 'unchanged'>
     """
+    _file_names(path, repo_root)
     file = Path(path)
     engine = _configured(file, repo_root, skill)
     result = engine.plan(file)
@@ -311,12 +383,13 @@ def load(path: PathLike, text: str | bytes | None = None) -> list[Any]:
     from fixture_migrate.formats import load_document
     from fixture_migrate.migration.writes import read_fixture
 
+    _file_names(path)
     file = Path(path)
     try:
         if text is None:
             raw = read_fixture(file)
         else:
-            raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+            raw = _encoded(text, file)
         document = load_document(file, raw)
     except FixtureError as error:
         raise MigrationError.of(error, file) from None
@@ -366,6 +439,7 @@ def normalize(
 
     if _is_payload(payload_or_path):
         return normalize_payload(dict(payload_or_path), source_file=source_file, skill=skill)
+    _file_names(payload_or_path, repo_root)
     path = Path(payload_or_path)  # type: ignore[arg-type]
     reader = _reader([path], repo_root, skill)
     loaded = reader.load(path)
@@ -414,6 +488,7 @@ def validate(
     from fixture_migrate.migration.reader import LoadedFile, validation_errors
 
     paths = _paths(payload_or_paths)  # type: ignore[arg-type]
+    _file_names(*paths, repo_root)
     reader = _reader(paths, repo_root, skill)
     loaded = []
     for path, problem in iter_selected(paths, reader.engine.options):
@@ -454,6 +529,7 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
     """
     from fixture_migrate.config import ConfigError, iter_selected, resolve
 
+    _file_names(*paths, repo_root)
     start = Path(os.getcwd() if repo_root is None else repo_root)
     params: dict[str, Any] = {"paths": [str(p) for p in paths], "repo_root": repo_root}
     try:
@@ -498,9 +574,12 @@ def import_file(
     from fixture_migrate.migration.writes import write_atomic
 
     paths = _paths(sources)
+    _file_names(*paths, dest, repo_root)
     target = Path(dest)
     root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
-    request = ImportRequest(sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill)
+    request = ImportRequest(
+        sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=repo_root is not None
+    )
     try:
         planned = plan_import(request)
     except ImportFailed as failure:
@@ -562,10 +641,12 @@ def export_file(
     from fixture_migrate.migration.writes import make_directories, write_atomic
 
     files = _paths(paths)
+    _file_names(*files, dest, repo_root)
     target = Path(dest)
     root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
     try:
-        planned = plan_export(ExportRequest(paths=files, target=to, dest=target, repo_root=root))
+        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=repo_root is not None)
+        planned = plan_export(request)
     except ImportFailed as failure:
         where, error = failure.errors[0]
         raise MigrationError.of(error, Path(where)) from None
@@ -590,6 +671,9 @@ def export_file(
         losses=losses,
     )
 
+
+for _name in ("migrate_text", "plan_file", "migrate_file", "load", "normalize", "validate", "fixture_files", "import_file", "export_file"):
+    globals()[_name] = _typed(globals()[_name])
 
 # The public classes print under the name users import them by (`fixture_migrate.Status`).
 for _public in (Status, MigrationError, Plan):

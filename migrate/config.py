@@ -206,7 +206,7 @@ class ConfiguredOptions(Options):
     """Engine `Options` plus what the configuration adds: a per-path skill mapping and the
     file `selection`. `skill` (from `--skill`) wins over `skills`."""
 
-    __slots__ = ("skills", "selection", "config_path", "families")
+    __slots__ = ("skills", "selection", "config_path", "families", "root_given")
 
     def __init__(
         self,
@@ -217,8 +217,10 @@ class ConfiguredOptions(Options):
         selection: Selection | None = None,
         config_path: Path | None = None,
         families: tuple[tuple[str, Any], ...] = (),
+        root_given: bool = False,
     ) -> None:
         super().__init__(repo_root, skill, py_names)
+        self.root_given = root_given  # named by --repo-root or `repo-root`: see `writes.check_inside`
         self.skills = skills
         self.selection = selection
         self.config_path = config_path
@@ -254,7 +256,8 @@ def iter_selected(paths: Iterable[Path], options: Options) -> Iterator[tuple[Pat
     seen: set[Path] | None = set() if len(paths) > 1 else None
     for path in paths:
         named = not path.is_dir()
-        for found, error in iter_files([path], ignore=ignore, admits=admits, root=options.repo_root):
+        given = getattr(options, "root_given", False)
+        for found, error in iter_files([path], ignore=ignore, admits=admits, root=options.repo_root, root_given=given):
             if seen is not None:
                 if found in seen:
                     continue
@@ -532,6 +535,7 @@ def resolve(
         selection=selection,
         config_path=path,
         families=families,
+        root_given=repo_root is not None or "repo-root" in table,
         **extra,
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]

@@ -248,3 +248,94 @@ def test_export_file_reports_losses_and_can_dry_run(tmp_path: Path) -> None:
     done = fixture_migrate.export_file([tmp_path / "math.json"], dest, to="openai-evals")
     assert dest.read_bytes() == done.new_bytes
     assert fixture_migrate.export_file(tmp_path / "math.json", dest, to="openai-evals").status is Status.UNCHANGED
+
+
+# -- encoding and decoding failures are MigrationError at the character (issue 22, item 5) --
+
+_LONE = "\ud800"
+
+
+def _surrogate_calls(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text('{"skill": "demo", "cases": []}')
+    bad = tmp_path / f"a{_LONE}.json"
+    return {
+        "migrate_text": lambda: fixture_migrate.migrate_text("{}", path=bad, repo_root=tmp_path),
+        "plan_file": lambda: fixture_migrate.plan_file(bad, repo_root=tmp_path),
+        "migrate_file": lambda: fixture_migrate.migrate_file(bad, repo_root=tmp_path),
+        "load": lambda: fixture_migrate.load(bad),
+        "normalize": lambda: fixture_migrate.normalize(bad, repo_root=tmp_path),
+        "validate": lambda: fixture_migrate.validate([good, bad], repo_root=tmp_path),
+        "fixture_files": lambda: fixture_migrate.fixture_files(bad, repo_root=tmp_path),
+        "import_file": lambda: fixture_migrate.import_file(bad, tmp_path / "out.json", repo_root=tmp_path),
+        "export_file": lambda: fixture_migrate.export_file(good, bad, to="inspect", repo_root=tmp_path),
+    }
+
+
+API_FUNCTIONS = [
+    "migrate_text",
+    "plan_file",
+    "migrate_file",
+    "load",
+    "normalize",
+    "validate",
+    "fixture_files",
+    "import_file",
+    "export_file",
+]
+
+
+def test_every_public_function_is_covered():
+    public = {name for name in fixture_migrate.__all__ if callable(getattr(fixture_migrate, name))}
+    classes = {"Plan", "Status", "MigrationError", "Adapter", "FamilyAdapter", "Context"}
+    assert public - classes == set(API_FUNCTIONS)
+
+
+@pytest.mark.parametrize("name", API_FUNCTIONS)
+def test_a_path_holding_a_lone_surrogate_is_a_migration_error(tmp_path, name):
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        _surrogate_calls(tmp_path)[name]()
+    assert raised.value.code == "encoding"
+    assert "U+D800 at character" in raised.value.message and "\\ud800" in raised.value.message
+
+
+@pytest.mark.parametrize("name", ["migrate_text", "load"])
+def test_text_holding_a_lone_surrogate_is_placed_at_the_character(name):
+    text = '{"skill": "demo",\n "cases": [{"id": "a\ud800"}]}'
+    call = fixture_migrate.migrate_text if name == "migrate_text" else lambda t: fixture_migrate.load("x.json", t)
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        call(text)
+    assert (raised.value.code, raised.value.line, raised.value.column) == ("encoding", 2, 21)
+    assert "U+D800" in raised.value.message
+
+
+def _undecodable(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"skill": "demo",\n "cases": [{"id": "a\xff"}]}')
+    return path
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["migrate_text", "plan_file", "migrate_file", "load", "normalize", "validate", "import_file", "export_file"],
+)
+def test_undecodable_bytes_are_a_migration_error_at_the_byte(tmp_path, name):
+    path = _undecodable(tmp_path)
+    calls = {
+        "migrate_text": lambda: fixture_migrate.migrate_text(path.read_bytes()),
+        "plan_file": lambda: _raise(fixture_migrate.plan_file(path, repo_root=tmp_path).error),
+        "migrate_file": lambda: fixture_migrate.migrate_file(path, repo_root=tmp_path),
+        "load": lambda: fixture_migrate.load(path),
+        "normalize": lambda: fixture_migrate.normalize(path, repo_root=tmp_path),
+        "validate": lambda: fixture_migrate.validate(path, repo_root=tmp_path),
+        "import_file": lambda: fixture_migrate.import_file(path, tmp_path / "out.json", repo_root=tmp_path),
+        "export_file": lambda: fixture_migrate.export_file(path, tmp_path / "out.jsonl", to="inspect", repo_root=tmp_path),
+    }
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        calls[name]()
+    assert (raised.value.code, raised.value.line, raised.value.column) == ("encoding", 2, 21), str(raised.value)
+
+
+def _raise(error):
+    assert error is not None
+    raise error

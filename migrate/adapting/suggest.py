@@ -2,8 +2,9 @@
 
 Given files of one family (or several), it reads their case records, recognizes the
 fields that hold the input, the expected outcome, forbidden signals, a boundary note
-and a trigger polarity (names of `fixture_migrate.adapting.vocabulary`, after the
-reference's own), and the trigger lists, and prints a table that declares the family
+and a trigger polarity (the roles `fixture_migrate.adapting.vocabulary.family_roles`
+gives the family's members, as `migrate` does: the reference's names, exact names,
+name patterns, value shapes), and the trigger lists, and prints a table that declares the family
 in place (`fixture_migrate.adapting.families`): paste it into pyproject.toml and the
 next `fixture-migrate migrate` migrates those files. A field it could not place is
 listed in a comment (it goes under each case's `extensions`); a canonical field it
@@ -12,7 +13,6 @@ found no source for is written commented out, for the user to fill in.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -21,6 +21,7 @@ from typing import Any
 from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.evidence import case_list
 from fixture_migrate.contract import rules as c
+from fixture_migrate.migration.diff import INVISIBLE, REORDERING, escape_text
 from fixture_migrate.migration.paths import relative_source
 
 
@@ -128,14 +129,52 @@ def _globs(paths: list[Path], base: Path) -> list[str]:
 
 def escape_glob(text: str) -> str:
     """`text` as a glob matching itself: `*`, `?` and `[` in a file name become classes
-    (`cases[1].json` -> `cases[[]1].json`)."""
-    return re.sub(r"[*?\[]", lambda m: f"[{m.group(0)}]", text)
+    (`cases[1].json` -> `cases[[]1].json`). A lone surrogate (an undecodable byte of a file
+    name, which no TOML string can hold) becomes `?`, the glob of one character."""
+    return _SURROGATE.sub("?", re.sub(r"[*?\[]", lambda m: f"[{m.group(0)}]", text))
+
+
+class UnwritableName(ValueError):
+    """A field name or key holding a lone surrogate: no TOML string can hold it, so the
+    family cannot be declared by a drafted table."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Written as escapes inside a TOML string: what TOML forbids raw (controls, DEL) and what a
+# terminal or an editor could show in another order or not at all (the value is the same).
+_TOML_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + REORDERING + INVISIBLE + "]")
+_TOML_SHORT = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_char(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _TOML_SHORT:
+        return _TOML_SHORT[char]
+    code = ord(char)
+    return f"\\u{code:04X}" if code < 0x10000 else f"\\U{code:08X}"
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string (`"..."`) on one line: `\\` and `"` escaped, control
+    characters, DEL, line separators and the format characters of
+    `fixture_migrate.migration.diff` written as escapes. Raises `UnwritableName` for a lone
+    surrogate."""
+    if _SURROGATE.search(text):
+        raise UnwritableName(f"{comment_text(text)} holds a lone surrogate, which TOML cannot hold")
+    return '"' + _TOML_ESCAPED.sub(_toml_char, text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
+def comment_text(text: str) -> str:
+    """`text` fit for one line of a TOML comment: control characters (line breaks too), line
+    separators, format characters and lone surrogates shown as `\\xNN`/`\\uNNNN` escapes, so
+    user data in a comment can never end it."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", escape_text(text))
 
 
 def _toml(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml(item) for item in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+    return toml_string(value)
 
 
 def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -> str:
@@ -145,7 +184,7 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
     key = shapes[0].key
     lists = tuple(dict.fromkeys(k for shape in shapes for k in shape.lists))
     lines = [
-        f"# Drafted by `fixture-migrate suggest` from {len(paths)} file(s): {', '.join(relative_source(p, base) for p in paths[:3])}"
+        f"# Drafted by `fixture-migrate suggest` from {len(paths)} file(s): {comment_text(', '.join(relative_source(p, base) for p in paths[:3]))}"
         + (", ..." if len(paths) > 3 else ""),
         "# Paste into pyproject.toml (globs are relative to its folder); the next `fixture-migrate migrate` migrates these files.",
         f"[tool.fixture-migrate.adapters.{name}]",
@@ -162,10 +201,16 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
         if negative:
             lines.append(f"should_not_trigger = {_toml(negative)}")
     used: set[str] = {"id", "name", "extensions", "coverage_tags", "source_refs", "source_ref_authority"}
+    # The same roles `migrate` gives the family's members (exact names, patterns, value shapes).
+    roles = v.family_roles(records)
     fields = [
-        ("input", v.INPUT_NAMES, c.is_non_empty_string),
-        ("expected_outcome", v.OUTCOME_NAMES, lambda value: value is not None),
-        ("forbidden_signals", v.FORBIDDEN_NAMES, lambda value: bool(c.string_array(value))),
+        ("input", (*v.INPUT_NAMES, *roles.fills["input"]), c.is_non_empty_string),
+        ("expected_outcome", (*v.OUTCOME_NAMES, *roles.fills["expected_outcome"]), lambda value: value is not None),
+        (
+            "forbidden_signals",
+            (*v.FORBIDDEN_NAMES, *roles.fills["forbidden_signals"]),
+            lambda value: bool(c.string_array(value)),
+        ),
         ("boundary_note", ("boundary_note", *v.BOUNDARY_NOTE), c.is_non_empty_string),
         ("polarity", v.POLARITY, lambda value: isinstance(value, bool)),
     ]
@@ -180,13 +225,13 @@ def draft_table(name: str, paths: list[Path], shapes: list[Shape], base: Path) -
     rest = [k for k in counts if k not in used]
     if found["input"] is None and records:
         strings = [k for k in rest if any(c.is_non_empty_string(r.get(k)) for r in records)]
-        hint = f"; candidates: {', '.join(strings)}" if strings else ""
+        hint = f"; candidates: {comment_text(', '.join(strings))}" if strings else ""
         lines.append(f'# input = "FIELD"   # no field recognized as the input{hint}')
     if found["expected_outcome"] is None and found["polarity"] is None and not lists:
-        hint = f"; candidates: {', '.join(rest)}" if rest else ""
+        hint = f"; candidates: {comment_text(', '.join(rest))}" if rest else ""
         lines.append(f'# expected_outcome = "FIELD"   # no field recognized as the expected outcome{hint}')
     if rest:
-        lines.append(f"# under each case's extensions: {', '.join(rest)}")
+        lines.append(f"# under each case's extensions: {comment_text(', '.join(rest))}")
     return "\n".join(lines) + "\n"
 
 

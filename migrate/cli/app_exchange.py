@@ -97,6 +97,7 @@ def import_(
         diff=diff,
         check=check,
         config_path=settings.config_path,
+        root_given=getattr(settings.options, "root_given", False),
     )
     report = make_report(
         "text", out=sys.stdout, root=settings.options.repo_root, quiet=quiet, verbose=verbose, live_stdout=diff
@@ -170,6 +171,7 @@ def export(
         strict=strict,
         config_path=settings.config_path,
         force=force,
+        root_given=getattr(settings.options, "root_given", False),
     )
     fmt = output_format.value
     report = make_report(

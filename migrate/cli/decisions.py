@@ -13,6 +13,7 @@ from fixture_migrate.cli.commands import _display
 from fixture_migrate.cli.emitters import emitter_for
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
+from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.migration.reader import LoadedFile, Reader
 
@@ -132,7 +133,7 @@ def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report:
     found under `paths`: files no known family claims, grouped by file name and shape.
     Files a known family, the canonical pass-through or a declared family already claims
     are passed over (and named with `-v`); a file that cannot be read is an error."""
-    from fixture_migrate.adapting.suggest import draft_table, family_name, shape_of
+    from fixture_migrate.adapting.suggest import UnwritableName, draft_table, family_name, shape_of
 
     reader = Reader(Engine(options))
     groups: dict[tuple[Any, ...], tuple[list[Path], list[Any]]] = {}
@@ -157,7 +158,12 @@ def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report:
     config_path = getattr(options, "config_path", None)
     base = config_path.resolve().parent if config_path is not None else options.repo_root
     taken: set[str] = set()
-    tables = [draft_table(family_name(files, taken), files, shapes, base) for files, shapes in groups.values()]
+    tables = []
+    for files, shapes in groups.values():
+        try:
+            tables.append(draft_table(family_name(files, taken), files, shapes, base))
+        except UnwritableName as exc:
+            report.error(_display(files[0]), FixtureError(f"no table drafted: {exc}", code="unwritable_name"))
     out.write("\n".join(tables))
     if not tables:
         report.summary_line("no local family found: nothing to declare")

@@ -42,6 +42,7 @@ NEXT_STEPS = {
     "read_only": "make it writable (chmod u+w) if it should be migrated, then run again",
     "changed_meanwhile": "run again once the other writer is done",
     "symlink_outside_repo": "migrate the file it points to in its own repository, or pass --repo-root",
+    "path_outside_repo": "name a path inside the repo root, or pass --repo-root",
     "symlink_loop": "point the link at a file, or remove it",
     "symlink_rename": "migrate the file the link points to",
     "hard_link_outside_repo": "run from a --repo-root that holds every link, or copy the file to break the link",

@@ -61,7 +61,7 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.migration.writes import read_fixture, resolve_target
+from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ class ExportRequest:
     force: bool = False
     """Replace a DEST that is not this export's own earlier output, listing its replaced
     records as losses (`exporting.checks.refuse_foreign_dest`)."""
+    root_given: bool = False  # the root was named (see `writes.check_inside`)
 
 
 @dataclass
@@ -146,6 +147,7 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         raise _fail(dest, "--out names a directory; give a file path", "usage")
     try:
         # As `migrate` and `import` write: never through a symlink leading outside the repo root.
+        check_inside(dest, request.repo_root, root_given=request.root_given)
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None

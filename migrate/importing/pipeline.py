@@ -59,7 +59,7 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
 from fixture_migrate.migration.paths import relative_source
-from fixture_migrate.migration.writes import read_fixture, resolve_target
+from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
 
 AUTO = "auto"
 
@@ -88,6 +88,7 @@ class ImportRequest:
     diff: bool = False
     check: bool = False
     config_path: Path | None = None
+    root_given: bool = False  # the root was named (see `writes.check_inside`)
 
 
 @dataclass
@@ -231,7 +232,10 @@ def _source_ref(path: Path, root: Path, mapped: str | None) -> str:
         ref = mapped.strip()
         if not ref or ref.startswith(("/", "http://", "https://")) or "\\" in ref or "#" in ref:
             raise _fail(path, f"--source-ref {mapped!r} must be a repo-relative POSIX path without '#'", "usage")
-        return os.path.normpath(ref).replace(os.sep, "/")
+        ref = os.path.normpath(ref).replace(os.sep, "/")
+        if ref == ".." or ref.startswith("../"):
+            raise _fail(path, f"--source-ref {mapped!r} leaves the repo root (with `..` collapsed)", "path_outside_repo")
+        return ref
     ref = relative_source(path, root)
     if ref == ".." or ref.startswith("../"):
         raise _fail(
@@ -340,6 +344,7 @@ def plan_import(request: ImportRequest, *, on_note: Callable[[str], None] | None
     try:
         # As `migrate` writes: never through a symlink (or a symlinked directory) leading
         # outside the repo root, a dangling one included, nor through a symlink loop.
+        check_inside(dest, request.repo_root, root_given=request.root_given)
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None

@@ -18,7 +18,7 @@ What an entry is keyed on, so that a stale verdict cannot be used:
   checkout never reuses the verdicts of the code before), the Python and orjson
   versions, the ruamel.yaml and libcst installs (they render YAML and Python
   fixtures), the installed adapter plugins (name, distribution, version, and the size
-  and mtime of the modules beside each entry point's), and the run's configuration
+  and mtime of every file of the package each entry point's module lies in), and the run's configuration
   (repo root, skill, skill globs, `include` globs, the adapter tables declared with
   `files`, `--py-name`, the configuration file's place).
 
@@ -31,21 +31,29 @@ cached.
 
 Where: `.fixture_migrate_cache/` at the repo root (it holds a `.gitignore` of
 `*`, so git never sees it; walks skip hidden directories), or the directory
-named by `FIXTURE_MIGRATE_CACHE_DIR`. A cache directory at the root that is a
-symlink leading outside the root is not used, as no write follows such a link.
+named by `FIXTURE_MIGRATE_CACHE_DIR`. The cache is used only in a directory the
+run makes or one holding only the cache's own files (`usable`), never through a
+symlink, inside the root or outside it; its `.gitignore` goes only into a
+directory the run made or the one at the default place, so a cache never hides
+or writes among other files, and never changes which files a walk visits.
 `--no-cache` neither reads nor writes it; `fixture-migrate cache clean` removes
-it. A cache file is replaced whole (`writes.write_file`: a temporary file renamed
+exactly the files it wrote. A cache file is replaced whole (`writes.write_file`: a temporary file renamed
 over it, under the root rule when the cache is at the root), so a
 reader sees an old or a new file, never part of one; two runs finishing together
 each write a whole file and the last one wins (a verdict the other learnt is
 learnt again next time). A file that is not a cache of this format and key
 (corrupt, truncated, foreign) is ignored and overwritten at the end of the run.
+
+Over 500 lines because the key, the reading and merging of cache files and the rule
+for where a cache may live (a directory the run makes or one holding only its files,
+checked with the file read through the same opened directory) belong together.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,6 +69,7 @@ from fixture_migrate.migration.writes import (
     open_directory,
     read_fixture,
     read_head,
+    real_root,
     resolve_target,
     write_file,
 )
@@ -137,17 +146,29 @@ def _plugins() -> list[Any]:
     return found
 
 
+MAX_PLUGIN_FILES = 20_000
+"""The most files of one plugin's package fingerprinted; past it the run's key takes the count."""
+
+
 def _code_of(point: Any) -> list[Any]:
-    """Size and mtime of each module beside a plugin's entry-point module, so an edited
-    plugin (an editable install keeps its version) does not reuse verdicts of its code before.
+    """Size and mtime of the code and data of a plugin, so an edited plugin (an editable
+    install keeps its version) does not reuse verdicts of its code before: every file
+    (modules, subpackages, data files read beside them) of the top-level package its
+    entry-point module lies in; for a module outside any package, the modules beside it.
     The run loads the plugin anyway; a module that cannot be found gives nothing."""
     from importlib.util import find_spec
 
+    top = point.module.split(".")[0]
     try:
-        spec = find_spec(point.module)
+        spec = find_spec(top)
     except Exception:  # noqa: BLE001 - the registry reports a broken plugin
         return []
-    origin = spec.origin if spec is not None else None
+    if spec is None:
+        return []
+    locations = list(spec.submodule_search_locations or ())
+    if locations:
+        return _package_files(locations)
+    origin = spec.origin
     if not origin or not os.path.isfile(origin):
         return []
     folder = os.path.dirname(origin)
@@ -159,6 +180,26 @@ def _code_of(point: Any) -> list[Any]:
             found.append([os.path.join(folder, name), info.st_size, info.st_mtime_ns])
     except OSError:
         return [origin]
+    return found
+
+
+def _package_files(locations: list[str]) -> list[Any]:
+    """Path, size and mtime of every file under a package's folders (no `__pycache__`, no
+    symlinked folder followed), at most `MAX_PLUGIN_FILES` of them."""
+    found: list[Any] = []
+    for location in sorted(locations):
+        for folder, dirnames, filenames in os.walk(location):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if len(found) >= MAX_PLUGIN_FILES:
+                    found.append(["...", len(found)])
+                    return found
+                path = os.path.join(folder, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                found.append([path, info.st_size, info.st_mtime_ns])
     return found
 
 
@@ -210,23 +251,25 @@ class Cache:
         self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
         self.entries = {} if entries is None else entries
         self.repo_root: Path | None = None  # where entries' paths are relative to, to prune them
+        self.default_place = False  # `.fixture_migrate_cache` at the root (not a directory named by the user)
         self._changes: dict[str, list[Any] | None] = {}
 
     @classmethod
     def open(cls, options: Any) -> Cache | None:
         """The cache of a run with `options`, its earlier verdicts read; None when no cache
-        can be used (the directory at the root is a symlink leading outside it)."""
+        can be used (see `usable`: the directory is reached through a symlink, is not a
+        directory, or holds a file the cache did not write)."""
         root = Path(options.repo_root)
         directory = cache_dir(root)
-        named = bool(os.environ.get(ENV_VAR))
-        if not named and os.path.lexists(directory):
-            real = os.path.realpath(directory)
-            if not is_inside(real, os.path.realpath(root)):
-                return None
+        write_root = _write_root(directory, root)
         key = run_key(options)
         path = directory / f"{key}.cache"
-        found = cls(path, key, _read(path, key, None if named else root), root=None if named else root)
+        state, raw = _scan(directory, root, read=path.name)
+        if state is None:
+            return None
+        found = cls(path, key, _entries(raw, key), root=write_root)
         found.repo_root = root
+        found.default_place = not os.environ.get(ENV_VAR)
         return found
 
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
@@ -281,7 +324,7 @@ class Cache:
             }
         data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
         try:
-            _prepare(self.path.parent, self.root)
+            _prepare(self.path.parent, self.root, self.repo_root, default_place=self.default_place)
             write_file(self.path, data, root=self.root)
         except (OSError, FixtureError):
             return False
@@ -311,6 +354,12 @@ def _read(path: Path, key: str, root: Path | None) -> dict[str, list[Any]]:
         raw = read_fixture(path, limit=MAX_CACHE_BYTES, root=root)
     except FixtureError:
         return {}
+    return _entries(raw, key)
+
+
+def _entries(raw: bytes, key: str) -> dict[str, list[Any]]:
+    """The entries of the bytes of a cache file, or none when they are not a cache of this
+    format and `key` (see `_read`)."""
     if not raw.startswith(MAGIC):
         return {}
     try:
@@ -345,20 +394,124 @@ _CACHE_NAME = re.compile(r"[0-9a-f]{32}\.cache")
 _TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.cache\.[^/]*" + re.escape(TEMP_SUFFIX))
 
 
-def _prepare(directory: Path, root: Path | None) -> None:
+def _prepare(directory: Path, root: Path | None, repo_root: Path | None, *, default_place: bool) -> None:
     """Create the cache directory, with a `.gitignore` that keeps it out of git (under the
-    root rule, as every write: nothing is written through a symlink leading outside it).
+    root rule, as every write: nothing is written through a symlink leading outside it),
+    checked again right before (`usable`): a directory that has become a symlink, or holds
+    a file the cache did not write, is not written to (`FixtureError`).
 
-    A directory named by `FIXTURE_MIGRATE_CACHE_DIR` (`root` None) that exists already
-    gets no `.gitignore`: it may be a folder of other files (a checkout, say), which a
-    `.gitignore` of `*` would hide from git."""
-    existed = os.path.isdir(directory)
-    make_directories(directory, root)
-    if existed and root is None:
+    The `.gitignore` goes only into a directory the run made, or the one at the default
+    place (`.fixture_migrate_cache`, holding only the cache's files): a directory named by
+    `FIXTURE_MIGRATE_CACHE_DIR` that exists already gets none."""
+    if repo_root is None:  # a Cache made by hand, not by `Cache.open`
+        raise FixtureError("no repo root to check the cache directory against; not written", code="cache_not_ours")
+    state = usable(directory, repo_root)
+    if state is not None:
+        make_directories(directory, root)
+    if state is None or usable(directory, repo_root) != "ours":
+        raise FixtureError("the cache directory is no longer the cache's own; not written", code="cache_not_ours")
+    if state == "ours" and not default_place:
         return
     ignore = directory / ".gitignore"
-    if not ignore.exists():
+    if not os.path.lexists(ignore):
         write_file(ignore, GITIGNORE, root=root)
+
+
+def _symlinked(directory: Path, repo_root: Path) -> bool:
+    """Whether the cache directory `directory` is reached through a symlink: it is one, or,
+    lying in the repo root, a folder on its path below the root is one (the path spelled
+    from the root's own path must be the real one)."""
+    absolute = os.path.normpath(os.path.abspath(directory))
+    if os.path.islink(absolute):
+        return True
+    real = os.path.realpath(absolute)
+    base = real_root(repo_root)
+    if not is_inside(real, base):
+        return False
+    lexical_root = os.path.normpath(os.path.abspath(repo_root))
+    if not is_inside(absolute, lexical_root):
+        return True  # inside the root only by way of a symlink
+    return os.path.relpath(absolute, lexical_root) != os.path.relpath(real, base)
+
+
+def _write_root(directory: Path, repo_root: Path) -> Path | None:
+    """The root whose rule writes to the cache directory obey: the repo root when the
+    directory lies in it (its default place, or a named directory inside), else None."""
+    if not os.environ.get(ENV_VAR):
+        return repo_root
+    return repo_root if is_inside(os.path.realpath(directory), real_root(repo_root)) else None
+
+
+def usable(directory: Path, repo_root: Path) -> str | None:
+    """Whether the cache may live in `directory`: "absent" (the run will make it), "ours" (a
+    real directory holding only files the cache wrote, see `_cache_made`), or None: it is
+    reached through a symlink (inside or outside the root), is not a directory, cannot be
+    opened, or holds anything else. A cache used only there never writes into, nor hides
+    from git (its `.gitignore` of `*`), a folder of other files: it cannot change what a
+    walk visits."""
+    return _scan(directory, repo_root)[0]
+
+
+def _scan(directory: Path, repo_root: Path, read: str | None = None) -> tuple[str | None, bytes]:
+    """`usable`'s answer, and the bytes of the file `read` in the directory (empty when it
+    is missing, is no regular file or is too large), read through the same opened directory."""
+    if _symlinked(directory, repo_root):
+        return None, b""
+    if not os.path.lexists(directory):
+        return "absent", b""
+    if not os.path.isdir(directory):
+        return None, b""
+    root = _write_root(directory, repo_root)
+    try:
+        opened = open_directory(resolve_target(directory, root), root)
+    except FixtureError:
+        return None, b""
+    with opened:
+        try:
+            entries = list(os.scandir(opened.fd))
+        except OSError:
+            return None, b""
+        if not all(_cache_made(entry, opened.fd) for entry in entries):
+            return None, b""
+        raw = b""
+        if read is not None and any(entry.name == read and entry.is_file(follow_symlinks=False) for entry in entries):
+            raw = _read_below(opened.fd, read, MAX_CACHE_BYTES)
+    return "ours", raw
+
+
+def _read_below(directory_fd: int, name: str, limit: int) -> bytes:
+    """The bytes of the regular file `name` below `directory_fd` (no symlink followed, a
+    pipe never waited on), or empty when it cannot be read or is over `limit` bytes."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=directory_fd)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return b""
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            if sum(map(len, chunks)) > limit:
+                return b""
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _cache_made(entry: os.DirEntry[str], directory_fd: int) -> bool:
+    """Whether `entry` is a regular file of a name the cache writes: a cache file (whatever
+    it holds: a damaged one is rewritten), a temporary file of one, or its `.gitignore`
+    holding exactly what the cache writes there (read below `directory_fd`, no symlink
+    followed)."""
+    if not entry.is_file(follow_symlinks=False):
+        return False
+    if _CACHE_NAME.fullmatch(entry.name) or _TEMP_NAME.fullmatch(entry.name):
+        return True
+    return entry.name == ".gitignore" and _read_below(directory_fd, entry.name, len(GITIGNORE)) == GITIGNORE
 
 
 def _ours(entry: os.DirEntry[str], directory: Directory) -> bool:
@@ -388,12 +541,13 @@ def clean(repo_root: Path) -> Path | None:
     when there was none. Only the cache's own files are removed (`_ours`): a directory
     holding anything else is left in place with those files. The directory is opened
     under the root rule (`open_directory`; a directory named by `FIXTURE_MIGRATE_CACHE_DIR`
-    is the user's choice) and its files removed relative to it, so a directory swapped
-    for a symlink meanwhile is refused, never emptied."""
+    outside the root is the user's choice) and its files removed relative to it, so a
+    directory swapped for a symlink meanwhile is refused, never emptied; a directory
+    reached through a symlink is never the cache's (`usable`), so nothing is removed."""
     directory = cache_dir(repo_root)
-    if not directory.is_dir() or directory.is_symlink():
+    if not directory.is_dir() or directory.is_symlink() or _symlinked(directory, repo_root):
         return None
-    root = None if os.environ.get(ENV_VAR) else repo_root
+    root = _write_root(directory, repo_root)
     try:
         opened = open_directory(resolve_target(directory, root), root)
     except FixtureError:

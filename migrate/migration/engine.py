@@ -40,6 +40,7 @@ from fixture_migrate.migration.writes import (
     limit_for,
     move_file,
     pin_root,
+    check_inside,
     read_fixture,
     resolve_target,
     write_atomic,
@@ -324,6 +325,7 @@ class Engine:
         """The bytes of `path`: a regular file within its syntax's size limit
         (`fixture_migrate.formats.size_limit`), read under the root rule
         (`fixture_migrate.migration.writes.read_fixture`). Raises `FixtureError`."""
+        check_inside(path, self.options.repo_root, root_given=getattr(self.options, "root_given", False))
         return read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
 
     def plan(self, path: Path) -> FileResult:

@@ -48,7 +48,7 @@ class GitIgnore:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return None
             with os.fdopen(os.dup(fd), "rb") as stream:
-                lines = stream.read().decode("utf-8", errors="replace").splitlines()
+                lines = rule_lines(stream.read())
         except OSError:
             return None
         finally:
@@ -158,6 +158,20 @@ class GitIgnore:
                         decision = result.include
             directory = directory / parts[depth]
         return bool(decision)
+
+
+def rule_lines(raw: bytes) -> list[str]:
+    """The lines of a `.gitignore` or `info/exclude` as git reads them (`dir.c`,
+    `add_patterns_from_buffer`): a leading UTF-8 byte order mark dropped, lines ended by
+    `\\n` only, and one `\\r` before it dropped (CRLF); any other character, a lone `\\r` or a
+    form feed say, is part of its pattern. Bytes that are not UTF-8 are kept as the file
+    names they match are (`surrogateescape`)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines = raw.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [(line[:-1] if line.endswith(b"\r") else line).decode("utf-8", "surrogateescape") for line in lines]
 
 
 def _git_dir(root: Path) -> Path:

@@ -12,6 +12,7 @@ from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 from fixture_migrate.migration.ignore import GitIgnore
 from fixture_migrate.migration.writes import (
     TEMP_SUFFIX,
+    check_inside,
     hold_directory,
     open_below,
     open_directory,
@@ -28,6 +29,7 @@ def iter_files(
     admits: Callable[[Path], bool] | None = None,
     *,
     root: Path | None = None,
+    root_given: bool = False,
 ) -> Iterator[tuple[Path, FixtureError | None]]:
     """Each file to process, in a stable order, with an error for a path that does not exist.
 
@@ -46,7 +48,8 @@ def iter_files(
     open while the walk yields its files (`writes.hold_directory`): a read of one of them
     in the meantime opens it relative to that directory, once, instead of walking from
     the root again. The walk is iterative and holds at most `HELD_LEVELS` directories
-    open however deep the tree is.
+    open however deep the tree is. A named path outside `root` yields its error
+    (`writes.check_inside`, with `root_given`) and is not walked.
     """
     paths = list(paths)
     roots = [Path(os.path.realpath(path)) for path in paths if path.is_dir()]
@@ -55,6 +58,11 @@ def iter_files(
     seen: set[Path] | None = set() if len(paths) > 1 else None
     targets: set[Path] = set()
     for path in paths:
+        try:
+            check_inside(path, root, root_given=root_given)
+        except FixtureError as error:
+            yield path, error
+            continue
         if path.is_dir():
             for found, is_link in _walk(path, ignore, root):
                 if isinstance(is_link, FixtureError):

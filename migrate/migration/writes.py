@@ -338,6 +338,28 @@ def _realpath(absolute: str) -> str:
     return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
+def check_inside(path: Path | str, root: Path | str | None, *, root_given: bool = True) -> None:
+    """Raise `FixtureError` (`path_outside_repo`) when `path`, made absolute and normalized
+    lexically (`..` collapsed, as a shell user reads it), lies outside the repo `root`
+    (as given, or its real path). The one root rule for a path named by the user (a PATH,
+    a DEST): `resolve_target` then refuses one that leaves the root through a symlink
+    (`symlink_outside_repo`). `root` None checks nothing.
+
+    With `root_given` False (the root was not named by `--repo-root`, the configuration
+    or the API's `repo_root`, but found from the current directory), an absolute path
+    is the caller's explicit choice and is not checked: only a relative one that climbs
+    out by `..` is refused."""
+    if root is None or (not root_given and os.path.isabs(path)):
+        return
+    absolute = os.path.normpath(os.path.abspath(path))
+    if is_inside(absolute, os.path.normpath(os.path.abspath(root))) or is_inside(absolute, real_root(root)):
+        return
+    raise FixtureError(
+        "refused: it lies outside the repo root (its path, with `..` collapsed, leaves it); not read or written",
+        code="path_outside_repo",
+    )
+
+
 def _outside() -> FixtureError:
     return FixtureError(
         "refused: it is a symlink (or lies in a symlinked directory) leading outside the repo root; not followed",

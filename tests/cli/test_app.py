@@ -373,14 +373,15 @@ def test_diff_headers_name_files_relative_to_the_repo_root(capsys, tmp_path):
     outside = tmp_path / "elsewhere.json"
     outside.write_text(legacy.read_text())
     root = str(tmp_path / "repo")
-    _, out, _ = run(capsys, "migrate", "--diff", "--repo-root", root, str(legacy), str(outside))
+    code, out, err = run(capsys, "migrate", "--diff", "--repo-root", root, str(legacy), str(outside))
     headers = [line for line in out.splitlines() if line.startswith(("--- ", "+++ "))]
     assert headers == [
         "--- a/skills/demo/evals/legacy.json",
         "+++ b/skills/demo/evals/legacy.json",
-        f"--- a/{outside.as_posix()}",  # outside the root: as given
-        f"+++ b/{outside.as_posix()}",
     ]
+    # A file outside the root named by --repo-root is refused, never read (the root rule).
+    assert code == 2 and f"{outside}: error: refused: it lies outside the repo root" in err
+    assert "[path_outside_repo]" in err
 
 
 def test_validate_as_migrated_reports_a_repeated_key_once(capsys, tmp_path):

@@ -9,10 +9,13 @@ under another key, a YAML tests list, and JSON Lines.
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from fixture_migrate.cli.app import main
 
 KEYWORDS = {
@@ -136,3 +139,80 @@ def test_a_bad_declared_table_is_a_configuration_error(tmp_path, capsys):
     code = main(["migrate", "--config", str(tmp_path / "pyproject.toml"), "--repo-root", str(tmp_path), str(tmp_path)])
     assert code == 2
     assert "`files` must be a list" in capsys.readouterr().err
+
+
+# -- user data in a draft lands only inside TOML strings (issue 22, item 1) --
+
+_HOSTILE_TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", categories=None)
+    | st.sampled_from(['"', "\\", "\n", "\r", "\x00", "\x7f", "\u2028", "\u202e", "\ufeff", "[", "]", "#", "'"]),
+    min_size=1,
+    max_size=12,
+)
+
+
+def _one_table(draft: str, name: str) -> dict:
+    parsed = tomllib.loads(draft)
+    assert list(parsed) == ["tool"] and list(parsed["tool"]) == ["fixture-migrate"]
+    assert list(parsed["tool"]["fixture-migrate"]) == ["adapters"]
+    assert list(parsed["tool"]["fixture-migrate"]["adapters"]) == [name]
+    return parsed["tool"]["fixture-migrate"]["adapters"][name]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    file_names=st.lists(_HOSTILE_TEXT.filter(lambda s: "/" not in s and s not in (".", "..")), min_size=1, max_size=4),
+    keys=st.lists(_HOSTILE_TEXT, min_size=1, max_size=4, unique=True),
+    records_key=_HOSTILE_TEXT,
+    list_keys=st.lists(_HOSTILE_TEXT, max_size=3, unique=True),
+)
+def test_a_draft_parses_to_exactly_the_table_it_announces(file_names, keys, records_key, list_keys):
+    from fixture_migrate.adapting.suggest import Shape, draft_table
+
+    base = Path("/repo")
+    paths = [base / "evals" / f"{name}.json" for name in file_names]
+    records = [{key: f"value of {key}" for key in keys}, {"input": "hi", "id": "a"}]
+    shapes = [Shape(records_key, tuple(list_keys), records)]
+    draft = draft_table("local-cases", paths, shapes, base)
+    table = _one_table(draft, "local-cases")
+    assert all(line.startswith("#") or " = " in line or line.startswith("[") for line in draft.splitlines())
+    if records_key not in ("cases", "examples"):
+        assert table["records"] == records_key  # the value itself, escaped and read back
+    assert set(table.get("should_trigger", []) + table.get("should_not_trigger", [])) == set(list_keys)
+
+
+def test_a_file_name_with_a_line_break_cannot_inject_a_table(tmp_path, capsys):
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    name = 'x\n[tool.fixture-migrate.adapters.evil]\nfiles = ["*.json"]\n#.json'
+    (evals / name).write_text(json.dumps(BARE_ARRAY), encoding="utf-8")
+    (evals / "bystander.json").write_text('{"not": "a fixture"}', encoding="utf-8")
+    assert main(["suggest", "--repo-root", str(tmp_path), str(evals / name)]) == 0
+    draft = capsys.readouterr().out
+    table = _one_table(draft, "x-tool-fixture-migrate-adapters-evil-files-json")
+    assert len(table["files"]) == 1 and "\n" in table["files"][0]
+    assert "\\x0a[tool.fixture-migrate.adapters.evil]" in draft  # shown escaped in the comment
+
+
+def test_a_key_that_closes_a_string_cannot_break_the_draft(tmp_path, capsys):
+    path = tmp_path / "quiz.json"
+    key = 'weird"key\n[tool.x]'
+    path.write_text(json.dumps({"items": [{"id": "q1", "question": "2+2?", key: "x"}]}), encoding="utf-8")
+    assert main(["suggest", "--repo-root", str(tmp_path), str(path)]) == 0
+    draft = capsys.readouterr().out
+    table = _one_table(draft, "quiz")
+    assert table["records"] == "items"
+    assert 'weird"key\\x0a[tool.x]' in draft
+
+
+def test_a_lone_surrogate_is_a_one_character_glob_in_a_name_and_refused_in_a_key():
+    from fixture_migrate.adapting.suggest import Shape, UnwritableName, draft_table
+
+    base = Path("/repo")
+    records = [{"id": "a", "input": "hi"}]
+    draft = draft_table("t", [base / "a\udcff.json"], [Shape(None, (), records)], base)
+    table = _one_table(draft, "t")
+    assert table["files"] == ["a?.json"]
+    assert "a\\udcff.json" in draft  # the comment shows it escaped
+    with pytest.raises(UnwritableName, match="lone surrogate"):
+        draft_table("t", [base / "a.json"], [Shape("items\ud800", (), records)], base)

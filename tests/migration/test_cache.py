@@ -313,21 +313,20 @@ def test_a_changed_include_is_not_served_from_the_cache(tmp_path, monkeypatch, c
     assert cached == check(root, monkeypatch, capsys, "--no-cache")
 
 
-def test_cache_clean_in_a_shared_directory_removes_only_the_cache_files(tree, monkeypatch, capsys):
-    # FIXTURE_MIGRATE_CACHE_DIR may name a directory of other files, the repo root itself say:
-    # its `.gitignore` and files that merely end in `.cache` are not the cache's.
-    (tree / ".gitignore").write_text("node_modules/\n")
-    (tree / "build.cache").write_text("keep me")
-    (tree / ("0" * 32 + ".cache")).write_text("not a cache of ours")
-    monkeypatch.setenv(ENV_VAR, str(tree))
+def test_cache_clean_removes_only_the_cache_files_of_a_named_directory(tree, tmp_path, monkeypatch, capsys):
+    # Files put beside the cache later, a `.gitignore` of another content and files that
+    # merely end in `.cache` among them, are not the cache's.
+    shared = tmp_path / "shared"
+    monkeypatch.setenv(ENV_VAR, str(shared))
     check(tree, monkeypatch, capsys)
-    assert len(cache_files(tree)) == 3
+    (shared / "build.cache").write_text("keep me")
+    (shared / ("0" * 32 + ".cache")).write_text("not a cache of ours")
+    assert len(cache_files(shared)) == 3
     done = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
-    assert done.out == f"removed the cache files in {tree} (it holds other files, left in place)\n"
-    assert (tree / ".gitignore").read_text() == "node_modules/\n"
-    assert (tree / "build.cache").read_text() == "keep me"
-    assert (tree / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
-    assert len(cache_files(tree)) == 2
+    assert done.out == f"removed the cache files in {shared} (it holds other files, left in place)\n"
+    assert sorted(p.name for p in shared.iterdir()) == ["0" * 32 + ".cache", "build.cache"]
+    assert (shared / "build.cache").read_text() == "keep me"
+    assert (shared / ("0" * 32 + ".cache")).read_text() == "not a cache of ours"
 
 
 def test_an_upgraded_yaml_or_python_parser_uses_another_cache_file(tree, tmp_path, monkeypatch, capsys):
@@ -392,16 +391,25 @@ def test_an_edited_plugin_of_the_same_version_changes_the_key(tmp_path, monkeypa
     assert cache_module.run_key(options) != before
 
 
-def test_a_named_directory_that_exists_gets_no_gitignore(tree, tmp_path, monkeypatch, capsys):
-    # A `.gitignore` of `*` in a folder of other files would hide them all from git.
+def test_a_named_directory_of_other_files_is_not_used(tree, tmp_path, monkeypatch, capsys):
+    # The repo root itself, say: a cache there would write into it, and a `.gitignore` of
+    # `*` would hide every file from git and from the walk.
+    (tree / ".gitignore").write_text("node_modules/\n")
     monkeypatch.setenv(ENV_VAR, str(tree))
-    check(tree, monkeypatch, capsys)
-    assert len(cache_files(tree)) == 1
-    assert not (tree / ".gitignore").exists()
-    # One the run creates is the cache's own, and gets it.
+    first = check(tree, monkeypatch, capsys)
+    assert first.code == 1  # the legacy file would change
+    assert cache_files(tree) == []
+    assert (tree / ".gitignore").read_text() == "node_modules/\n"
+    # One the run creates is the cache's own, and gets the `.gitignore`.
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "new" / "cache"))
     check(tree, monkeypatch, capsys)
     assert (tmp_path / "new" / "cache" / ".gitignore").read_bytes() == cache_module.GITIGNORE
+    # An existing one holding only the cache's files is used, and gets no `.gitignore`.
+    held = tmp_path / "held"
+    held.mkdir()
+    monkeypatch.setenv(ENV_VAR, str(held))
+    check(tree, monkeypatch, capsys)
+    assert len(cache_files(held)) == 1 and not (held / ".gitignore").exists()
 
 
 def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
@@ -469,3 +477,135 @@ def test_a_cache_file_that_is_no_regular_file_is_passed_over(tree, monkeypatch, 
         pytest.fail(f"the run waited on a cache file that is a {kind}")
     (again,) = results
     assert (again.code, again.err) == (first.code, first.err)
+
+
+# -- a cache can never change which files a walk visits (issue 22, item 2) --
+
+
+@pytest.mark.parametrize("target", [".", "skills/demo/evals", "skills"])
+def test_a_cache_directory_that_is_a_symlink_inside_the_root_is_not_used(tree, monkeypatch, capsys, target):
+    link = tree / CACHE_DIR_NAME
+    link.symlink_to(tree / target if target != "." else tree, target_is_directory=True)
+    before = sorted(str(p.relative_to(tree)) for p in tree.rglob("*"))
+    for _ in range(2):  # the second run is where a `.gitignore` of `*` written by the first would hide the tree
+        done = check(tree, monkeypatch, capsys)
+        assert done.code == 1, done
+        assert "3 files scanned" in done.err or "legacy.json" in done.err
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == before  # nothing written anywhere
+    assert not list(tree.rglob(".gitignore")) and not list(tree.rglob("*.cache"))
+    cleaned = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert cleaned.out == "no cache to remove\n"
+    assert link.is_symlink() and sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == before
+
+
+def test_a_cache_directory_holding_other_files_is_not_used(tree, monkeypatch, capsys):
+    directory = tree / CACHE_DIR_NAME
+    directory.mkdir()
+    (directory / "notes.txt").write_text("mine")
+    first = check(tree, monkeypatch, capsys)
+    names = planned(monkeypatch)
+    again = check(tree, monkeypatch, capsys)
+    assert (again.code, again.err) == (first.code, first.err)
+    assert "legacy.json" in names  # planned again: no cache was kept
+    assert sorted(p.name for p in directory.iterdir()) == ["notes.txt"]
+
+
+def test_a_hand_written_gitignore_makes_the_directory_not_the_caches(tree, monkeypatch, capsys):
+    directory = tree / CACHE_DIR_NAME
+    directory.mkdir()
+    (directory / ".gitignore").write_text("!important.json\n")
+    check(tree, monkeypatch, capsys)
+    assert sorted(p.name for p in directory.iterdir()) == [".gitignore"]
+
+
+def test_a_named_directory_reached_through_a_symlink_is_not_used(tree, tmp_path, monkeypatch, capsys):
+    outside = tmp_path / "real-cache"
+    outside.mkdir()
+    (tmp_path / "link-cache").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "link-cache"))
+    assert check(tree, monkeypatch, capsys).code == 1
+    assert list(outside.iterdir()) == []
+    # Inside the root, through a symlinked folder on its path: it would land among the fixtures.
+    (tree / "alias").symlink_to(tree / "skills" / "demo", target_is_directory=True)
+    monkeypatch.setenv(ENV_VAR, str(tree / "alias" / "evals"))
+    assert check(tree, monkeypatch, capsys).code == 1
+    assert sorted(p.name for p in (tree / "skills" / "demo" / "evals").iterdir()) == [
+        "canonical.json",
+        "legacy.json",
+        "other.json",
+    ]
+    assert run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys).out == "no cache to remove\n"
+
+
+def test_cache_clean_removes_exactly_what_the_cache_wrote(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    directory = tree / CACHE_DIR_NAME
+    assert sorted(p.name for p in directory.iterdir()) == [".gitignore", cache_files(directory)[0].name]
+    done = run_cli(["cache", "clean", "--repo-root", str(tree)], tree, monkeypatch, capsys)
+    assert done.out == f"removed {directory}\n"
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == [
+        "skills",
+        "skills/demo",
+        "skills/demo/evals",
+        "skills/demo/evals/canonical.json",
+        "skills/demo/evals/legacy.json",
+        "skills/demo/evals/other.json",
+    ]
+
+
+# -- untried cases (issue 22, item 8) --
+
+
+@pytest.mark.parametrize("edited", ["plugin_pkg_of_cache_test/sub/rules.py", "plugin_pkg_of_cache_test/data/words.txt"])
+def test_a_plugins_whole_package_is_in_the_key(tmp_path, monkeypatch, edited):
+    # The entry point's module is `plugin_pkg_of_cache_test.adapter`; its code reads a
+    # subpackage and a data file beside it: editing either changes the key.
+    from importlib.metadata import EntryPoint
+
+    from fixture_migrate.adapting import registry
+    from fixture_migrate.migration.engine import Options
+
+    package = tmp_path / "plugin_pkg_of_cache_test"
+    for folder in (package, package / "sub", package / "data"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    (package / "adapter.py").write_text("ADAPTER = None\n")
+    (package / "sub" / "rules.py").write_text("RULES = 1\n")
+    (package / "data" / "words.txt").write_text("alpha\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    point = EntryPoint("mine", "plugin_pkg_of_cache_test.adapter:ADAPTER", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points_of", lambda group: [point])
+    options = Options(tmp_path)
+    before = cache_module.run_key(options)
+    assert cache_module.run_key(options) == before
+    path = tmp_path / edited
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert cache_module.run_key(options) != before
+
+
+def test_two_runs_saving_one_cache_file_lose_no_entry_and_serve_no_stale_verdict(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    key = path.stem
+    options = type("O", (), {"repo_root": tree})()
+    first = cache_module.Cache(path, key, cache_module._read(path, key, tree), root=tree)
+    second = cache_module.Cache(path, key, cache_module._read(path, key, tree), root=tree)
+    for cache in (first, second):
+        cache.repo_root = options.repo_root
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "one.json").write_text(CANONICAL)
+    (evals / "two.json").write_text(CANONICAL)
+    result = type("R", (), {"status": "unchanged", "new_path": None, "adapters": ["canonical"], "cases": 1,
+                            "first_changed_line": 0, "to_extensions": {}, "reason": ""})()
+    old, new = digest(b"old bytes"), digest(CANONICAL.encode())
+    first.put("skills/demo/evals/one.json", new, result)
+    first.put("skills/demo/evals/legacy.json", old, result)  # a verdict of bytes since replaced
+    second.put("skills/demo/evals/two.json", new, result)
+    second.put("skills/demo/evals/legacy.json", digest(LEGACY.encode()), result)
+    assert first.save() and second.save()  # the second merges over what the first wrote
+    merged = cache_module._read(path, key, tree)
+    assert {"skills/demo/evals/one.json", "skills/demo/evals/two.json"} <= set(merged)
+    again = cache_module.Cache(path, key, merged, root=tree)
+    assert again.get("skills/demo/evals/legacy.json", old) is None  # the stale verdict is gone
+    assert again.get("skills/demo/evals/one.json", new) is not None

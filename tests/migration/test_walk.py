@@ -410,3 +410,44 @@ def test_the_exclude_file_of_a_real_linked_worktree_is_read(tmp_path: Path):
     ).stdout.split()
     assert listed == ["evals/kept.json"]
     assert _walk_names(root) == listed
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        pytest.param(b"\xef\xbb\xbfignored.json\nalso.json\n", id="bom"),
+        pytest.param(b"ignored.json\r\nalso.json\r\n", id="crlf"),
+        pytest.param(b"\xef\xbb\xbfignored.json\r\nalso.json", id="bom-crlf-no-final-newline"),
+    ],
+)
+@pytest.mark.parametrize("where", [".gitignore", ".git/info/exclude"])
+def test_rules_files_are_read_as_git_reads_them(tmp_path: Path, rules: bytes, where: str):
+    """A leading byte order mark is dropped (git keeps the first pattern) and CRLF ends a
+    line; the walk leaves out what `git check-ignore` says git ignores."""
+    import shutil
+    import subprocess
+
+    root = tmp_path / "repo"
+    (root / ".git" / "info").mkdir(parents=True)
+    for name in ("ignored.json", "also.json", "kept.json"):
+        (root / name).write_text("{}\n")
+    (root / where).write_bytes(rules)
+    assert _walk_names(root) == ["kept.json"]
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / where).write_bytes(rules)  # git init may write its own exclude
+        found = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "ignored.json", "also.json", "kept.json"],
+            capture_output=True,
+            text=True,
+        )
+        assert found.stdout.split() == ["ignored.json", "also.json"]
+
+
+def test_a_lone_carriage_return_or_form_feed_is_part_of_a_pattern(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in ("a.json", "b.json"):
+        (root / name).write_text("{}\n")
+    (root / ".gitignore").write_bytes(b"a.json\rb.json\n")  # one pattern naming neither file, as git reads it
+    assert _walk_names(root) == ["a.json", "b.json"]

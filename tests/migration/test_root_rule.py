@@ -1,0 +1,170 @@
+"""One root rule for every path a user names (issue 22, item 3): a PATH, a DEST (`import
+--out`, `export --out`) or a `--source-ref` that lies outside the repo root, with `..`
+collapsed, is refused with exit 2 by every command and API function, whether it gets
+there through `..`, an absolute path or a symlink; nothing outside is read or written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import fixture_migrate
+import pytest
+
+from tests.helpers import CANONICAL, LEGACY
+from tests.runner import run_cli
+
+SAMPLES = '{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}\n'
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "skills" / "demo" / "evals").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "skills" / "demo" / "evals" / "canonical.json").write_text(CANONICAL)
+    (root / "skills" / "demo" / "evals" / "samples.jsonl").write_text(SAMPLES)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "o.json").write_text(LEGACY)
+    (outside / "samples.jsonl").write_text(SAMPLES)
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    return root
+
+
+def spelling(kind: str, root: Path, name: str) -> tuple[str, str]:
+    """A path to `outside/name` spelled `kind`, and the reason code its refusal carries."""
+    return {
+        "dotdot": (f"../outside/{name}", "path_outside_repo"),
+        "inner-dotdot": (f"skills/../../outside/{name}", "path_outside_repo"),
+        "absolute": (str(root.parent / "outside" / name), "path_outside_repo"),
+        "symlink": (f"link/{name}", "symlink_outside_repo"),
+    }[kind]
+
+
+SPELLINGS = ["dotdot", "inner-dotdot", "absolute", "symlink"]
+READERS = [
+    ["migrate"],
+    ["migrate", "--check"],
+    ["migrate", "--diff"],
+    ["validate"],
+    ["normalize"],
+    ["detect"],
+    ["suggest"],
+]
+
+
+def _outside_state(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root.parent / "outside").iterdir())}
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("command", READERS, ids=lambda c: "-".join(c))
+def test_a_named_path_outside_the_root_is_refused(tree, monkeypatch, capsys, command, kind):
+    path, code = spelling(kind, tree, "o.json")
+    before = _outside_state(tree)
+    done = run_cli([*command, "--repo-root", ".", path], tree, monkeypatch, capsys)
+    assert done.code == 2, done
+    assert code in done.out + done.err, done
+    assert "secret" not in done.out and '"Greets"' not in done.out  # nothing of it read out
+    assert _outside_state(tree) == before
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("command", ["import", "export"])
+def test_a_dest_outside_the_root_is_refused(tree, monkeypatch, capsys, command, kind):
+    path, code = spelling(kind, tree, "new.json" if command == "import" else "new.jsonl")
+    before = _outside_state(tree)
+    if command == "import":
+        args = ["import", "skills/demo/evals/samples.jsonl", "--skill", "math", "--out", path]
+    else:
+        args = ["export", "skills/demo/evals/canonical.json", "--to", "inspect", "--out", path]
+    done = run_cli([*args, "--repo-root", "."], tree, monkeypatch, capsys)
+    assert done.code == 2, done
+    assert code in done.out + done.err, done
+    assert _outside_state(tree) == before  # nothing created there
+
+
+@pytest.mark.parametrize("ref", ["../outside/o.json", "skills/../../outside/o.json"])
+def test_a_source_ref_outside_the_root_is_refused(tree, monkeypatch, capsys, ref):
+    args = ["import", "skills/demo/evals/samples.jsonl", "--skill", "math", "--out", "evals/new.json"]
+    done = run_cli([*args, "--source-ref", ref, "--repo-root", "."], tree, monkeypatch, capsys)
+    assert done.code == 2, done
+    assert "path_outside_repo" in done.err
+    assert not (tree / "evals" / "new.json").exists()
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_an_import_source_outside_the_root_is_refused_without_a_source_ref(tree, monkeypatch, capsys, kind):
+    path, code = spelling(kind, tree, "samples.jsonl")
+    expected = "source_outside_repo" if code == "path_outside_repo" else code
+    done = run_cli(["import", path, "--skill", "m", "--out", "new.json", "--repo-root", "."], tree, monkeypatch, capsys)
+    assert done.code == 2 and expected in done.err, done
+    assert not (tree / "new.json").exists()
+
+
+def _api_calls(root: Path, path: str):
+    return {
+        "plan_file": lambda: _raise(fixture_migrate.plan_file(path, repo_root=root).error),
+        "migrate_file": lambda: fixture_migrate.migrate_file(path, repo_root=root),
+        "normalize": lambda: fixture_migrate.normalize(path, repo_root=root),
+        "validate": lambda: fixture_migrate.validate(path, repo_root=root),
+    }
+
+
+def _raise(error):
+    assert error is not None
+    raise error
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("name", ["plan_file", "migrate_file", "normalize", "validate"])
+def test_the_api_refuses_a_path_outside_the_root(tree, monkeypatch, kind, name):
+    monkeypatch.chdir(tree)
+    path, code = spelling(kind, tree, "o.json")
+    before = _outside_state(tree)
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        _api_calls(tree, path)[name]()
+    assert raised.value.code == code
+    assert _outside_state(tree) == before
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("name", ["import_file", "export_file"])
+def test_the_api_refuses_a_dest_outside_the_root(tree, monkeypatch, kind, name):
+    monkeypatch.chdir(tree)
+    before = _outside_state(tree)
+    evals = tree / "skills" / "demo" / "evals"
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        if name == "import_file":
+            path, code = spelling(kind, tree, "new.json")
+            fixture_migrate.import_file(evals / "samples.jsonl", path, skill="m", repo_root=tree)
+        else:
+            path, code = spelling(kind, tree, "new.jsonl")
+            fixture_migrate.export_file(evals / "canonical.json", path, to="inspect", repo_root=tree)
+    assert raised.value.code == code
+    assert _outside_state(tree) == before
+
+
+def test_a_path_inside_the_root_spelled_with_dotdot_is_still_read(tree, monkeypatch, capsys):
+    done = run_cli(
+        ["validate", "--no-ref-check", "--repo-root", ".", "skills/demo/../demo/evals/canonical.json"],
+        tree,
+        monkeypatch,
+        capsys,
+    )
+    assert done.code == 0, done
+    assert json.loads(CANONICAL)["cases"][0]["id"] == "a"
+
+
+def test_with_the_root_found_from_the_current_directory_dotdot_is_refused_and_an_absolute_path_is_the_callers(
+    tree, monkeypatch, capsys
+):
+    """Without --repo-root (the root is git's, found from the current directory) a relative
+    path climbing out by `..` is refused; an absolute one is the caller's explicit choice."""
+    before = _outside_state(tree)
+    done = run_cli(["migrate", "../outside/o.json"], tree, monkeypatch, capsys)
+    assert done.code == 2 and "path_outside_repo" in done.err, done
+    assert _outside_state(tree) == before
+    done = run_cli(["migrate", "--check", str(tree.parent / "outside" / "o.json")], tree, monkeypatch, capsys)
+    assert done.code == 1, done  # read, and it would change
