@@ -43,8 +43,8 @@ a role by pattern:
 
 | role | name patterns, in order |
 |---|---|
-| `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `veto*`, `never*`, `should_not_*`, `do_not*`, `dont_*` |
-| `expected_outcome` | `expected*`, `expectation*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
+| `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `prohibit*`, `veto*`, `never*`, `should_not_*`, `do_not*`, `dont_*` |
+| `expected_outcome` | `expected*`, `expectation*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requires`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
 | `input` | `*_prompt` and `prompt_*` (not `system_prompt`), `*_query`, `query_*`, `*_question`, `question_*`, `*_input`, `input_*`, `*_utterance`, `*_request`, `*_message`, `*_instruction`, `instructions`, `inputs`, `scenario`, `situation` |
 | `coverage_tags` | `type`, `kind`, `category`, `categories`, `tags`, `tag`, `bucket`, `case_type`, `polarity`: a value that is a contract tag (`CONTRACT_TAGS`) becomes a coverage tag; a trigger polarity word (`POLARITY_WORDS`) gives the polarity; an outcome field holding polarity words in most records (`expectation: must_trigger`) gives the polarity too, and stays the outcome |
 | `input` (value shape) | the one field, of no other role and not a describing one (`title`, `description`, `notes`, ...), holding free text (six words or more) in most records |
@@ -236,13 +236,16 @@ def trigger_lists(data: dict[str, Any]) -> list[str]:
 ROLE_PATTERNS: Final = (
     (
         "forbidden_signals",
-        ("must_not*", "must_exclude*", "mustnot*", "forbidden*", "veto*", "never*", "should_not_*", "do_not*", "dont_*"),
+        (
+            "must_not*", "must_exclude*", "mustnot*", "forbidden*", "prohibit*", "veto*", "never*", "should_not_*",
+            "do_not*", "dont_*",
+        ),
     ),
     (
         "expected_outcome",
         (
             "expected*", "expectation*", "*_expected", "expect", "acceptance*", "accept_*", "checks", "*_checks", "criteria",
-            "*_criteria", "rubric*", "required", "required_*", "requirements", "must_include*", "must_contain*",
+            "*_criteria", "rubric*", "required", "required_*", "requires", "requirements", "must_include*", "must_contain*",
             "must_mention*", "must_have*", "should_*", "constraints", "decision", "*_decision", "ideal_*",
             "golden_*", "gold_*", "ground_truth*", "reference_*", "assert*", "grading*",
         ),
