@@ -31,7 +31,7 @@ from fixture_migrate.formats import (
     integer_too_long,
     load_document,
 )
-from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize
+from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize, moved_paths
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.migration.writes import (
@@ -81,7 +81,10 @@ class FileResult(Record):
     counts the cases of a changed file, `to_extensions` per adapter the fields a change
     moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
     module's coding cookie's); `cache_entry` the file's path relative to the repo root and
-    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`).
+    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`);
+    `moves` the `(source path, target path)` of each value a planned change places under
+    another name (`fixture_migrate.formats.target.moved_paths`), what a reader of the file
+    reads elsewhere afterwards (`fixture_migrate.consumers`).
     """
 
     __slots__ = (
@@ -99,6 +102,7 @@ class FileResult(Record):
         "reason",
         "import_from",
         "cache_entry",
+        "moves",
     )
 
     def __init__(
@@ -117,6 +121,7 @@ class FileResult(Record):
         reason: str = "",
         import_from: str | None = None,
         cache_entry: tuple[str, bytes] | None = None,
+        moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]] | None = None,
     ) -> None:
         self.path = path
         self.reason = reason
@@ -132,6 +137,7 @@ class FileResult(Record):
         self.encoding = encoding
         self.to_extensions = {} if to_extensions is None else to_extensions
         self.cache_entry = cache_entry
+        self.moves = [] if moves is None else moves
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -415,6 +421,7 @@ class Engine:
             return result  # the edits write back what is there (a bare case list already canonical)
         new_units = self._check(document, adapters, new_bytes, context)
         result.status = "changed"
+        result.moves = [move for target in targets for move in moved_paths(target)]
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)
