@@ -78,6 +78,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "diff": "bool",
         "jobs": "jobs",
         "no-cache": "bool",
+        "include-pinned": "bool",
         "quiet": "bool",
         "verbose": "bool",
     },

@@ -110,6 +110,14 @@ def migrate(
             "(.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).",
         ),
     ] = False,
+    include_pinned: Annotated[
+        bool,
+        typer.Option(
+            "--include-pinned",
+            help="Also migrate files the repository pins (another tracked file holds their sha256/sha1 "
+            "or their byte count next to their name); without it they are left as they are, and named.",
+        ),
+    ] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -128,7 +136,7 @@ def migrate(
     """
     settings = resolve_settings(ctx, "migrate")
     values = settings.values
-    mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
+    mode = commands.MigrateMode(diff=values["diff"], check=values["check"], include_pinned=values["include_pinned"])
     fmt = values["output_format"]
     stdout = output_stream(fmt)
     code = commands.run_migrate(

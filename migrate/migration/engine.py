@@ -103,6 +103,7 @@ class FileResult(Record):
         "import_from",
         "cache_entry",
         "moves",
+        "fingerprint",
     )
 
     def __init__(
@@ -138,6 +139,7 @@ class FileResult(Record):
         self.to_extensions = {} if to_extensions is None else to_extensions
         self.cache_entry = cache_entry
         self.moves = [] if moves is None else moves
+        self.fingerprint: tuple[int, str, str] | None = None  # of `old_bytes`, set by a run that checks pins
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
