@@ -678,3 +678,45 @@ for _name in ("migrate_text", "plan_file", "migrate_file", "load", "normalize", 
 # The public classes print under the name users import them by (`fixture_migrate.Status`).
 for _public in (Status, MigrationError, Plan):
     _public.__module__ = "fixture_migrate"
+
+
+def consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = False) -> list[Any]:
+    """The code under `paths` that reads the fixtures a migration changes (or changed), as
+    `fixture-migrate consumers` finds it: a list of `Finding`s (`path`, `line`, `column`,
+    `legacy`, `home`, `pattern`, `who` "fix" or "person", `advice`, `fixtures`; `as_dict()`
+    gives the JSON record). Works before and after `migrate`: the moves come from the plan,
+    or from a migrated file's `extensions`.
+
+    With `fix`, each Python, JavaScript or TypeScript file holding a site `--fix` can
+    rewrite is rewritten in place (atomic writes inside the repo root), and the findings
+    are those of the files before the rewrite. The repo root is `repo_root`, else the
+    nearest directory above the first path holding `.git` (or a configuration). Raises
+    `MigrationError` for a configuration that cannot be used or a file that cannot be written.
+    """
+    from fixture_migrate.config import iter_selected
+    from fixture_migrate.consumers.findings import FIX, References
+    from fixture_migrate.consumers.run import code_files, find_in_text, fixed_text, fixture_moves, read_code
+    from fixture_migrate.migration.writes import write_atomic
+
+    targets = _paths(paths) if paths else [Path(os.getcwd())]
+    engine = _configured(targets[0], repo_root, None)
+    root = engine.options.repo_root
+    fixtures = [path for path, error in iter_selected(targets, engine.options) if error is None]
+    model, _ = fixture_moves(engine, fixtures)
+    refs = References(model)
+    found: list[Any] = []
+    for path in code_files(targets, root) if model else ():
+        try:
+            raw, text = read_code(path, root)
+            if fix:
+                new_text, findings = fixed_text(path, text, refs, root)
+                if new_text != text and any(f.who == FIX for f in findings):
+                    write_atomic(path, new_text.encode("utf-8"), original=raw, root=root)
+            else:
+                findings = find_in_text(path, text, refs, root)
+        except FixtureError as error:
+            if error.code in ("invalid_code", "io", "too_large", "too_deep", "not_regular"):
+                continue
+            raise MigrationError.of(error, path) from None
+        found.extend(findings)
+    return found

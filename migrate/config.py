@@ -69,6 +69,7 @@ OUTPUT_FORMATS: dict[str, tuple[str, ...]] = {
     "normalize": ("json", "jsonl"),
     "validate": ("text", "json", "github"),
     "detect": ("text", "json", "github"),
+    "consumers": ("text", "json", "github"),
 }
 
 COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
@@ -77,6 +78,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "diff": "bool",
         "jobs": "jobs",
         "no-cache": "bool",
+        "include-pinned": "bool",
         "quiet": "bool",
         "verbose": "bool",
     },
@@ -91,6 +93,7 @@ COMMAND_KEYS: dict[str, dict[str, str | tuple[str, ...]]] = {
     },
     "detect": {"quiet": "bool", "verbose": "bool"},
     "suggest": {"quiet": "bool", "verbose": "bool"},
+    "consumers": {"fix": "bool", "diff": "bool", "quiet": "bool", "verbose": "bool"},
 }
 """Per subcommand, the keys its table accepts: a kind, or the tuple of allowed strings."""
 for _command, _formats in OUTPUT_FORMATS.items():

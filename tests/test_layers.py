@@ -34,6 +34,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("registry", ("adapting.registry",)),
     ("claiming", ("claiming",)),
     ("pipelines", ("migration", "importing.pipeline", "exporting")),
+    # The code that reads the fixtures: built on the migration's plan; only the API and the CLI use it.
+    ("consumers", ("consumers",)),
     ("configuration", ("config",)),
     ("public API", ("", "_api")),  # "" is the package's `__init__`
     ("clients", ("cli", "__main__", "pytest_plugin")),

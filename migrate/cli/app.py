@@ -7,7 +7,8 @@ One typer command per subcommand, each with the help text of its own options; th
 options the subcommands share are declared in `fixture_migrate.cli.options`, the
 commands `import` and `export` in `fixture_migrate.cli.app_exchange` and the group
 `cache` in `fixture_migrate.cli.app_cache`. The commands hold no logic. `main` is the
-console script's entry point.
+console script's entry point. The module runs past 500 lines because each command carries
+its own help text and options, which `--help` shows as written here.
 """
 
 import gc
@@ -109,6 +110,14 @@ def migrate(
             "(.fixture_migrate_cache at the repo root, or $FIXTURE_MIGRATE_CACHE_DIR).",
         ),
     ] = False,
+    include_pinned: Annotated[
+        bool,
+        typer.Option(
+            "--include-pinned",
+            help="Also migrate files the repository pins (another tracked file holds their sha256/sha1 "
+            "or their byte count next to their name); without it they are left as they are, and named.",
+        ),
+    ] = False,
     quiet: Quiet = False,
     verbose: Verbose = False,
 ) -> None:
@@ -127,7 +136,7 @@ def migrate(
     """
     settings = resolve_settings(ctx, "migrate")
     values = settings.values
-    mode = commands.MigrateMode(diff=values["diff"], check=values["check"])
+    mode = commands.MigrateMode(diff=values["diff"], check=values["check"], include_pinned=values["include_pinned"])
     fmt = values["output_format"]
     stdout = output_stream(fmt)
     code = commands.run_migrate(
@@ -352,6 +361,65 @@ def suggest(
             live_stdout=True,
         ),
     )
+    raise typer.Exit(code)
+
+
+@_app.command()
+def consumers(
+    ctx: typer.Context,
+    paths: Paths = None,
+    fix: Annotated[
+        bool, typer.Option("--fix", help="Rewrite the reads --fix can rewrite, in place (atomic writes).")
+    ] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Print the rewrites as a unified diff (a patch); write nothing.")
+    ] = False,
+    output_format: OutputFormat = ReviewFormat.text,
+    repo_root: RepoRoot = None,
+    config: ConfigFile = None,
+    force_exclude: ForceExclude = False,
+    exclude: Exclude = None,
+    extend_exclude: ExtendExclude = None,
+    py_name: PyNames = None,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
+) -> None:
+    """Find the code that reads the fixtures a migration changes, before or after `migrate`.
+
+    Consumer code is code that names a migrated fixture file (its path, base name, folder
+    or a glob of it, or a constant bound to one) or a legacy schema_version string. In it,
+    each read of a moved name (`examples` -> `cases`, `user_intent` -> `input`,
+    `dispatch_authorization` -> `extensions.dispatch_authorization`, the legacy
+    schema_version -> `extensions.migrated_from`, `cases.jsonl` -> `cases.json`) is printed at
+    file:line:col with its new home and whether --fix rewrites it or a person must.
+    Python is read with libcst, JavaScript and TypeScript with tree-sitter. Rewrites read
+    the new home with a fallback to the legacy name, so the code works on migrated and on
+    legacy data. Exit 1 while any site remains.
+
+    \b
+    Examples:
+      fixture-migrate consumers .                 # the sites, for review; exit 1 if any
+      fixture-migrate consumers --fix --diff .    # the rewrites as a patch; write nothing
+      fixture-migrate consumers --fix .           # rewrite in place; list what is left
+    """
+    settings = resolve_settings(ctx, "consumers")
+    values = settings.values
+    fmt = values["output_format"]
+    stdout = output_stream(fmt)
+    from fixture_migrate.cli import consumer_runs
+
+    code = consumer_runs.run_consumers(
+        settings.paths,
+        settings.options,
+        fix=values["fix"],
+        diff=values["diff"],
+        out=stdout,
+        report=make_report(
+            fmt, out=stdout, root=settings.options.repo_root, quiet=values["quiet"], verbose=values["verbose"]
+        ),
+        output_format=fmt,
+    )
+    stdout.flush()
     raise typer.Exit(code)
 
 

@@ -10,6 +10,11 @@ worker function they map over files on `--jobs` processes. How each output forma
 prints is `fixture_migrate.cli.emitters`'s; the runs of `detect` and `suggest` are in
 `fixture_migrate.cli.decisions`, those of `import` and `export` in
 `fixture_migrate.cli.exchange`.
+
+At some 570 lines (over the 500 the layout test asks a reason for), because the
+`migrate` run loop still lives here with its per-status handling, grouping and pin
+check; it belongs in the migration pipeline (`migration/run.py`), shared with the
+API, which is where it goes next.
 """
 
 from __future__ import annotations
@@ -44,12 +49,13 @@ class MigrateMode(Record):
     """How `migrate` treats a planned change: `write` it, print its `diff`, and/or `check`
     (exit 1 when anything would change). `--diff` and `--check` never write."""
 
-    __slots__ = ("diff", "check")
+    __slots__ = ("diff", "check", "include_pinned")
     __hash__ = Record.value_hash
 
-    def __init__(self, diff: bool = False, check: bool = False) -> None:
+    def __init__(self, diff: bool = False, check: bool = False, include_pinned: bool = False) -> None:
         self.diff = diff
         self.check = check
+        self.include_pinned = include_pinned
 
     @property
     def write(self) -> bool:
@@ -86,6 +92,10 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
         diff = render_file_diff(
             result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
         )
+    if result.status == "changed" and result.old_bytes is not None:
+        from fixture_migrate.consumers.pins import fingerprint
+
+        result.fingerprint = fingerprint(result.old_bytes)
     if not mode.write:
         result.old_bytes = result.new_bytes = None
     return result, diff
@@ -149,6 +159,8 @@ def run_migrate(
     named = {path for path in paths if not path.is_dir()}
     other_tools: Counter[str] = Counter()
     left = NotMigrated()
+    pins: list[Any] = []  # the index of pinned files, built at the first change (`_pinned`)
+    pinned = 0
     for result, diff in report.track(plans, "migrate", total):
         scanned += 1
         path = result.path
@@ -194,6 +206,17 @@ def run_migrate(
             if report.verbose:
                 report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
+            place = None if mode.include_pinned else _pinned(pins, result, options)
+            if place is not None:
+                report.counts["changed"] -= 1
+                pinned += 1
+                record.update(status="pinned", pinned_by=place)
+                report.note(
+                    f"{_display(path)}: left as it is: pinned by `{place}` (its digest or size); "
+                    "`--include-pinned` migrates it",
+                    always=True,
+                )
+                continue
             if _handle_change(engine, result, diff, mode, emit=emit, report=report, record=record):
                 cases += result.cases
                 moved.update(result.to_extensions)
@@ -214,11 +237,25 @@ def run_migrate(
     }
     for line in left.lines(verbose=report.verbose):
         report.note(line, always=True)
+    if pinned:
+        summary["pinned"] = pinned
     emit.migrate_end(records, summary)
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     if cache is not None:
         cache.save()
     return report.exit_code
+
+
+def _pinned(pins: list[Any], result: FileResult, options: Options) -> str | None:
+    """Where the repository pins the file of a planned change (`fixture_migrate.consumers.pins`),
+    or None; the index is built on the first call of a run and kept in `pins`."""
+    if result.fingerprint is None:
+        return None
+    if not pins:
+        from fixture_migrate.consumers.pins import PinIndex
+
+        pins.append(PinIndex(options.repo_root))
+    return pins[0].pinned_by(result.path, result.fingerprint)
 
 
 def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> None:

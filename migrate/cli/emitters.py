@@ -129,6 +129,15 @@ class Emitter:
     def export_end(self, result: dict[str, Any], code: int) -> None:
         """The end of an `export` run: what was done, its losses and errors, its exit `code`."""
 
+    # --- consumers -------------------------------------------------------------------------
+
+    def consumer(self, finding: Any, *, fixed: bool) -> None:
+        """One site of code reading a moved name (`fixture_migrate.consumers.findings.Finding`);
+        `fixed` when this run rewrote it."""
+
+    def consumers_end(self, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+        """The end of a `consumers` run: every finding's record and the `summary`."""
+
 
 class TextEmitter(Emitter):
     """For a person: unified diffs (coloured on a terminal) and one line per finding."""
@@ -160,6 +169,13 @@ class TextEmitter(Emitter):
     def detection(self, where: str, said: str, reason: str, *, verbose: bool) -> None:
         shown = f"{where}: {said}" + (f" ({reason})" if verbose and reason else "")
         self.out.write(escape_text(shown) + "\n")
+
+
+    def consumer(self, finding: Any, *, fixed: bool) -> None:
+        text = finding.text()
+        if fixed:
+            text = text.replace("(--fix rewrites it)", "(rewritten)")
+        self.out.write(escape_text(text) + "\n")
 
 
 class JsonEmitter(Emitter):
@@ -199,6 +215,8 @@ class JsonEmitter(Emitter):
 
     def families_end(self, families: list[dict[str, Any]], lines: list[str]) -> None:
         self.out.write(dump_json({"families": families}) + "\n")
+    def consumers_end(self, records: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+        self.out.write(dump_json({"findings": records, "summary": summary}) + "\n")
 
     def export_end(self, result: dict[str, Any], code: int) -> None:
         result["exit_code"] = code
@@ -269,6 +287,15 @@ class GithubEmitter(Emitter):
             )
             first = skill.files[0] if skill.files else None
             self._annotate("error", message, file=first, line=1 if first else None, title="readiness")
+
+    def consumer(self, finding: Any, *, fixed: bool) -> None:
+        if fixed:
+            return
+        how = "`fixture-migrate consumers --fix` rewrites it" if finding.who == "fix" else finding.advice
+        message = f"reads `{finding.legacy}`, now `{finding.home}` ({finding.pattern}): {how}"
+        self._annotate(
+            "error", message, file=finding.path, line=finding.line, col=finding.column, title="fixture-migrate consumers"
+        )
 
     def legacy(self, path: Path, shown: str, said: str) -> None:
         message = f"legacy fixture ({said}); `fixture-migrate migrate {shown}` rewrites it as v1"

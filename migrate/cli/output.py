@@ -272,6 +272,8 @@ def migrate_summary_text(summary: Mapping[str, Any], *, written: bool) -> str:
         parts.append(
             f"{what} not migrated ({plural(summary['unclaimed'], 'file')}): see `fixture-migrate detect --families`"
         )
+    if summary.get("pinned"):
+        parts.append(f"{summary['pinned']} pinned, left as they are (`--include-pinned`)")
     if summary.get("skipped"):
         parts.append(f"{summary['skipped']} skipped as unreadable")
     if summary["errors"]:

@@ -163,3 +163,29 @@ def count_extension_moves(node: Node, at: Path = ()) -> int:
                 push((child, key))
     return count
 
+
+
+def moved_paths(node: Node, at: Path = ()) -> list[tuple[Path, Path]]:
+    """Each `(source path, target path)` of a source value or container the target places
+    away from where it was (renamed, moved under `extensions`, or in a renamed container),
+    outermost first; `at` is `node`'s target path. A value whose container moved is listed
+    only when its own key changes too (`examples[0].user_intent` -> `cases[0].input`), so the
+    list says what a reader of the file must read under another name."""
+    found: list[tuple[Path, Path]] = []
+    stack: list[tuple[Node, Path, Path | None]] = [(node, at, None)]
+    while stack:
+        current, where, parent_origin = stack.pop()
+        origin = node_origin(current)
+        if origin is not None and origin != where:
+            expected = None if parent_origin is None else parent_origin + where[-1:]
+            if origin != expected or not where:
+                found.append((origin, where))
+        if isinstance(current, Obj):
+            children: list[tuple[Any, Node]] = list(current.members)
+        elif isinstance(current, Arr):
+            children = list(enumerate(current.items))
+        else:
+            continue
+        for key, child in reversed(children):
+            stack.append((child, where + (key,), origin))
+    return found

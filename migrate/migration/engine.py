@@ -31,7 +31,7 @@ from fixture_migrate.formats import (
     integer_too_long,
     load_document,
 )
-from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize
+from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize, moved_paths
 from fixture_migrate.migration.paths import relative_source
 from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.migration.writes import (
@@ -85,6 +85,9 @@ class FileResult(Record):
     the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`);
     `rule` and `family` the claim rule that left a file unmigrated and its local family
     (`fixture_migrate.claiming.rules.Claim`), by which reports group such files.
+    `moves` the `(source path, target path)` of each value a planned change places under
+    another name (`fixture_migrate.formats.target.moved_paths`), what a reader of the file
+    reads elsewhere afterwards (`fixture_migrate.consumers`).
     """
 
     __slots__ = (
@@ -104,6 +107,8 @@ class FileResult(Record):
         "cache_entry",
         "rule",
         "family",
+        "moves",
+        "fingerprint",
     )
 
     def __init__(
@@ -124,6 +129,7 @@ class FileResult(Record):
         cache_entry: tuple[str, bytes] | None = None,
         rule: str = "",
         family: str | None = None,
+        moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]] | None = None,
     ) -> None:
         self.path = path
         self.rule = rule
@@ -141,6 +147,8 @@ class FileResult(Record):
         self.encoding = encoding
         self.to_extensions = {} if to_extensions is None else to_extensions
         self.cache_entry = cache_entry
+        self.moves = [] if moves is None else moves
+        self.fingerprint: tuple[int, str, str] | None = None  # of `old_bytes`, set by a run that checks pins
 
 
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
@@ -428,6 +436,7 @@ class Engine:
             return result  # the edits write back what is there (a bare case list already canonical)
         new_units = self._check(document, adapters, new_bytes, context)
         result.status = "changed"
+        result.moves = [move for target in targets for move in moved_paths(target)]
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)

@@ -430,6 +430,8 @@ def test_the_app_lists_every_command_in_order_whichever_is_asked_first():
     from fixture_migrate.cli import app as module
 
     names = [info.name or info.callback.__name__ for info in module.app.registered_commands]
-    assert names == ["migrate", "normalize", "validate", "detect", "suggest", "import", "export", "adapters", "schema"]
+    assert names == [
+        "migrate", "normalize", "validate", "detect", "suggest", "import", "export", "consumers", "adapters", "schema"
+    ]
     assert [group.name for group in module.app.registered_groups] == ["cache"]
     assert module.app is module._complete()  # completed once

@@ -1,0 +1,232 @@
+"""What `consumers` finds, and the rule of which code counts as a consumer.
+
+A `Finding` is one read (or write, or declaration) of a moved name in consumer code,
+at a place of a source file, with the legacy name, its new home, the access pattern
+and either the `Edit` `--fix` makes or the advice a person needs. `References` is
+the consumer rule: a string in code names a migrated fixture file when it is the
+file's path (or ends with it at a `/`), its base name, its folder (a path with a
+`/`), a glob that matches it (a string with `*`, `?` or `[`, or an f-string or template
+with its holes taken as `*`), or one of its legacy `schema_version` strings.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from fixture_migrate.slots import Record
+
+if TYPE_CHECKING:
+    from fixture_migrate.consumers.moves import FixtureMoves, Move
+
+FIX, PERSON = "fix", "person"
+"""Who changes a finding: `--fix`, or a person (the finding's `advice` says what to change)."""
+
+
+class Edit(Record):
+    """Replace the characters `start:end` of a source text with `text`."""
+
+    __slots__ = ("start", "end", "text")
+    __hash__ = Record.value_hash
+
+    def __init__(self, start: int, end: int, text: str) -> None:
+        self.start = start
+        self.end = end
+        self.text = text
+
+
+class Finding(Record):
+    """One site of consumer code that reads a moved name (or names a moved file, or writes
+    a legacy shape).
+
+    `line` and `column` are 1-based (the column counts characters); `legacy` is the
+    legacy name, `home` its new home (`input`, `extensions.migrated_from`, a new path);
+    `pattern` the access pattern (`subscript`, `get`, `member`, `schema_version`, `path`,
+    `destructuring`, `object_literal`, `field_list`, `in_test`, `writer`, `schema`, ...);
+    `who` is `FIX` or `PERSON`; `edit` the rewrite `--fix` makes (with `FIX`);
+    `advice` what a person changes; `fixtures` the fixture files (relative) the code reads.
+    """
+
+    __slots__ = ("path", "line", "column", "legacy", "home", "pattern", "who", "edit", "advice", "fixtures")
+
+    def __init__(
+        self,
+        path: str,
+        line: int,
+        column: int,
+        legacy: str,
+        home: str,
+        pattern: str,
+        who: str,
+        edit: Edit | None = None,
+        advice: str = "",
+        fixtures: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.legacy = legacy
+        self.home = home
+        self.pattern = pattern
+        self.who = who
+        self.edit = edit
+        self.advice = advice
+        self.fixtures = fixtures
+
+    def as_dict(self) -> dict[str, object]:
+        """The finding as the JSON output prints it."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "legacy": self.legacy,
+            "home": self.home,
+            "pattern": self.pattern,
+            "fix": self.who == FIX,
+            "advice": self.advice,
+            "fixtures": list(self.fixtures),
+        }
+
+    def text(self) -> str:
+        """`path:line:col: pattern: legacy -> home (fix | person: advice)`."""
+        who = "--fix rewrites it" if self.who == FIX else f"for a person: {self.advice}"
+        return f"{self.path}:{self.line}:{self.column}: {self.pattern}: `{self.legacy}` -> `{self.home}` ({who})"
+
+
+_GLOB = frozenset("*?[")
+
+
+def _normal(value: str) -> str:
+    value = value.replace("\\", "/").strip()
+    while value.startswith("./"):
+        value = value[2:]
+    return value.rstrip("/")
+
+
+def _names_path(value: str, relative: str) -> bool:
+    if not value:
+        return False
+    if any(ch in _GLOB for ch in value):
+        if value.strip("*/") == "":
+            return False  # `*`, `**/*`: names everything, so nothing in particular
+        return fnmatch.fnmatchcase(relative, value) or fnmatch.fnmatchcase(relative, "*/" + value.lstrip("/"))
+    if relative == value or relative.endswith("/" + value):
+        return "/" in value or "." in value  # a path, or a base name with its suffix
+    if "/" in value:
+        folder = relative.rsplit("/", 1)[0] if "/" in relative else ""
+        return folder == value or folder.endswith("/" + value)
+    return False
+
+
+class References:
+    """Which fixture files a string of code names (see the module docstring); built once
+    per run from the moved-names model."""
+
+    def __init__(self, fixtures: Sequence[FixtureMoves]) -> None:
+        self.fixtures = list(fixtures)
+        self.by_version: dict[str, set[int]] = {}
+        for index, fixture in enumerate(self.fixtures):
+            for version in fixture.versions:
+                self.by_version.setdefault(version, set()).add(index)
+        self._memo: dict[str, frozenset[int]] = {}
+
+    def named(self, value: str) -> frozenset[int]:
+        """The indices of the fixture files `value` names (empty: none)."""
+        found = self._memo.get(value)
+        if found is not None:
+            return found
+        hits: set[int] = set(self.by_version.get(value, ()))
+        normal = _normal(value)
+        if 3 <= len(normal) <= 400 and "\n" not in normal:
+            for index, fixture in enumerate(self.fixtures):
+                if _names_path(normal, fixture.relative) or (
+                    fixture.new_relative is not None and _names_path(normal, fixture.new_relative)
+                ):
+                    hits.add(index)
+        found = self._memo[value] = frozenset(hits)
+        return found
+
+    def moved_file(self, value: str) -> FixtureMoves | None:
+        """The fixture file whose old path `value` names when a migration moves that file
+        (`cases.jsonl` -> `cases.json`), else None."""
+        normal = _normal(value)
+        if any(ch in _GLOB for ch in normal):
+            return None
+        for fixture in self.fixtures:
+            if fixture.new_relative is not None and _names_path(normal, fixture.relative):
+                return fixture
+        return None
+
+    def versions(self, labels: Iterable[int]) -> set[str]:
+        return {version for index in labels for version in self.fixtures[index].versions}
+
+    def move(self, labels: Iterable[int], key: str) -> Move | None | bool:
+        """The move of `key` in the files `labels`: a `Move`, None when none of them moves
+        it, or False when they move it to different homes (a person decides)."""
+        found = None
+        for index in labels:
+            move = self.fixtures[index].moves.get(key)
+            if move is None:
+                continue
+            if found is not None and found.home != move.home:
+                return False
+            found = move
+        return found
+
+    def relatives(self, labels: Iterable[int]) -> tuple[str, ...]:
+        return tuple(sorted({self.fixtures[index].relative for index in labels}))
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """`text` with `edits` made; they must not overlap (raises ValueError)."""
+    ordered = sorted(edits, key=lambda edit: (edit.start, edit.end))
+    parts: list[str] = []
+    at = 0
+    for edit in ordered:
+        if edit.start < at:
+            raise ValueError("overlapping edits")
+        parts.append(text[at : edit.start])
+        parts.append(edit.text)
+        at = edit.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def innermost(edits: list[Edit]) -> list[Edit]:
+    """The edits of `edits` that hold no other one (innermost first: a rewrite of an inner
+    read changes its outer read's receiver; the next pass rewrites the outer one)."""
+    kept = []
+    for edit in edits:
+        if not any(
+            other is not edit and edit.start <= other.start and other.end <= edit.end and other != edit
+            for other in edits
+        ):
+            kept.append(edit)
+    # Two equal spans (one read reported twice) and partial overlaps: keep the first.
+    result: list[Edit] = []
+    for edit in sorted(kept, key=lambda e: (e.start, e.end)):
+        if result and edit.start < result[-1].end:
+            continue
+        result.append(edit)
+    return result
+
+
+def line_column(text: str, offset: int, starts: list[int] | None = None) -> tuple[int, int]:
+    """1-based `(line, column)` of the character `offset` of `text`."""
+    from bisect import bisect_right
+
+    if starts is None:
+        starts = line_starts(text)
+    line = bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts (a line ends with `\\n`)."""
+    starts = [0]
+    index = text.find("\n")
+    while index != -1:
+        starts.append(index + 1)
+        index = text.find("\n", index + 1)
+    return starts

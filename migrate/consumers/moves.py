@@ -1,0 +1,165 @@
+"""The moved-names model: per fixture file, which names a reader of it reads elsewhere now.
+
+Made from the migration plan (`Engine.plan`, the plan `migrate --diff` shows): a file
+`migrate` would change names its moves in `FileResult.moves` (`examples` -> `cases`,
+`user_intent` -> `input`, `dispatch_authorization` -> `extensions.dispatch_authorization`,
+the legacy `schema_version` -> `extensions.migrated_from`) and its new path
+(`cases.jsonl` -> `cases.json`). A file migrated already says the same in its own data:
+`extensions.migrated_from` keeps the legacy schema_version and the members under each
+`extensions` are the legacy members moved there; the renames of the shared rules
+(`fixture_migrate.adapting.case_mapper`) whose canonical member the file has are added,
+marked `inferred`. So `consumers` works the same before and after `migrate`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fixture_migrate.contract import rules as c
+from fixture_migrate.slots import Record
+
+FILE, CASE = "file", "case"
+"""The two levels a moved name lives at: the file's payload, or each of its cases."""
+
+RULE_RENAMES: dict[str, str] = {
+    **{key: "input" for key in c.INPUT_SOURCES[1:] if key not in c.EXTENSION_COPY_KEYS},
+    **{key: "expected_outcome" for key in c.OUTCOME_SOURCES[1:]},
+    "negative_signal": "forbidden_signals",
+}
+"""The case members the shared rules rename (`CaseMapper.map_case`); a migrated file no longer
+holds their legacy name, so for it these are inferred from the rules."""
+
+
+class Move(Record):
+    """One name a reader of a fixture file reads elsewhere: the legacy member `legacy` at
+    `level` (`FILE` or `CASE`) now lives at `home` (a dotted path from the same object:
+    `input`, `extensions.dispatch_authorization`). `inferred` when the file (migrated
+    already) does not show it and the shared rules say it."""
+
+    __slots__ = ("legacy", "home", "level", "inferred")
+    __hash__ = Record.value_hash
+
+    def __init__(self, legacy: str, home: str, level: str, inferred: bool = False) -> None:
+        self.legacy = legacy
+        self.home = home
+        self.level = level
+        self.inferred = inferred
+
+    @property
+    def home_path(self) -> tuple[str, ...]:
+        return tuple(self.home.split("."))
+
+
+class FixtureMoves(Record):
+    """What moved in one fixture file.
+
+    `path` is the file (absolute), `relative` its path from the repo root (posix);
+    `new_path`/`new_relative` where a migration moves the file (`cases.jsonl` ->
+    `cases.json`), else None; `versions` the legacy schema_version strings its payloads
+    had; `moves` its `Move`s by legacy name; `migrated` whether the file is migrated
+    already (its moves read from its data) rather than planned.
+    """
+
+    __slots__ = ("path", "relative", "new_path", "new_relative", "versions", "moves", "migrated")
+
+    def __init__(
+        self,
+        path: Path,
+        relative: str,
+        *,
+        new_path: Path | None = None,
+        new_relative: str | None = None,
+        versions: tuple[str, ...] = (),
+        moves: dict[str, Move] | None = None,
+        migrated: bool = False,
+    ) -> None:
+        self.path = path
+        self.relative = relative
+        self.new_path = new_path
+        self.new_relative = new_relative
+        self.versions = versions
+        self.moves = {} if moves is None else moves
+        self.migrated = migrated
+
+
+def _add(moves: dict[str, Move], move: Move) -> None:
+    """Keep one home per legacy name: a member the rules both copy and keep (`intent`, kept
+    under `extensions` and copied to `input`) reads best from where its value is kept."""
+    found = moves.get(move.legacy)
+    if found is None or (move.home == f"extensions.{move.legacy}" and found.home != move.home):
+        moves[move.legacy] = move
+
+
+def planned_moves(plan_moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> dict[str, Move]:
+    """The `Move`s of a planned change, from `FileResult.moves`: a member of the payload
+    (path `(key,)`) is a file-level move; a member of a case (`(..., index, key)`) a
+    case-level one, its home the target path after the case's index. Deeper moves (inside a
+    member's value) are not names a reader reads, and are left out."""
+    moves: dict[str, Move] = {}
+    for source, target in plan_moves:
+        if not source or not isinstance(source[-1], str):
+            continue
+        if len(source) == 1:
+            home = target
+            level = FILE
+        elif isinstance(source[-2], int):
+            last = max((i for i, key in enumerate(target) if isinstance(key, int)), default=None)
+            if last is None:
+                continue
+            home = target[last + 1 :]
+            level = CASE
+        else:
+            continue
+        if not home or not all(isinstance(key, str) for key in home) or home == (source[-1],):
+            continue
+        _add(moves, Move(source[-1], ".".join(home), level))
+    return moves
+
+
+def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
+    """`(legacy versions, moves)` of a migrated canonical file, from its payloads' data:
+    `extensions.migrated_from` names the legacy schema_version (and says the file was
+    migrated: without it there is nothing to say); each member under a file's or case's
+    `extensions` is a legacy member moved there (`<key>__legacy` ones aside); the rules'
+    renames (`RULE_RENAMES`, `examples` -> `cases`) are added, `inferred`, where the file has
+    their canonical member."""
+    versions: list[str] = []
+    moves: dict[str, Move] = {}
+    for data in units:
+        if not isinstance(data, dict) or data.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
+            continue
+        extensions = data.get("extensions")
+        origin = extensions.get("migrated_from") if isinstance(extensions, dict) else None
+        if not isinstance(origin, str) or not origin:
+            continue
+        if origin not in versions:
+            versions.append(origin)
+        _add(moves, Move("schema_version", "extensions.migrated_from", FILE))
+        for key in extensions:
+            if key != "migrated_from" and "__legacy" not in key:
+                _add(moves, Move(key, f"extensions.{key}", FILE))
+        cases = data.get("cases")
+        if isinstance(cases, list):
+            _add(moves, Move("examples", "cases", FILE, inferred=True))
+            for case in cases:
+                if not isinstance(case, dict):
+                    continue
+                own = case.get("extensions")
+                for key in own if isinstance(own, dict) else ():
+                    if "__legacy" not in key:
+                        _add(moves, Move(key, f"extensions.{key}", CASE))
+                for legacy, home in RULE_RENAMES.items():
+                    if home in case and legacy not in case:
+                        _add(moves, Move(legacy, home, CASE, inferred=True))
+    return tuple(versions), moves
+
+
+def legacy_versions(units: list[Any]) -> tuple[str, ...]:
+    """The schema_version strings of the legacy payloads among `units` (a planned change's source)."""
+    found: list[str] = []
+    for data in units:
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if isinstance(version, str) and version and version != c.CANONICAL_SCHEMA_VERSION and version not in found:
+            found.append(version)
+    return tuple(found)
