@@ -231,6 +231,11 @@ class UnitFacts:
         return t.territory(self.path, self.root, included=self.included)
 
     @cached_property
+    def case_file(self) -> str | None:
+        """Why the file is named as a case file (`territory.case_file`), or None."""
+        return t.case_file(self.path, self.root)
+
+    @cached_property
     def sandbox(self) -> str | None:
         """Why the file lies in a sandbox inside fixture territory, or None."""
         return t.sandbox(self.path, self.root)

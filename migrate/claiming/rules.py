@@ -15,6 +15,7 @@ claim, and `detect -v` names it:
 | `territory_records` | in fixture territory, a list of records (any key, a bare list, JSON Lines, a Python `CASES` list) whose records carry an input: migrated by the vocabulary's mapping |
 | `territory_trigger_lists` | in fixture territory, trigger lists (`should_trigger`, `positive`, `near_miss`, ...): migrated |
 | `territory_local_family` | in fixture territory, a payload a local family's adapter claims by its own shape (`output_cases_jsonl` lines, a `case_list` with the evidence): migrated |
+| `case_file_evidence` | outside territory, a file named as a case file (`cases.json`, `plugin-test-cases.yaml`, not in a `fixtures/`-like folder of code's test data) whose records all carry an input and an expected outcome, or that holds trigger lists: migrated |
 | `outside_territory` | records with an input and an expected outcome (or trigger lists) outside fixture territory: unclaimed, named with the `include` or `suggest` that brings them in |
 | `looks_like_fixture` | a case list that looks like cases but carries no input: unclaimed, named |
 | `territory_unplaced` | in fixture territory, records or queries no rule places: unclaimed, named |
@@ -164,6 +165,17 @@ def territory_local_family(facts: UnitFacts) -> Claim | None:
     return Claim(CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.territory})")
 
 
+def case_file_evidence(facts: UnitFacts) -> Claim | None:
+    """Outside territory, a case file (`cases.json`, `*-test-cases.yaml`) whose records all
+    carry an input and an expected outcome, or that holds trigger lists: migrated."""
+    if facts.territory is not None or facts.case_file is None or not facts.evidence:
+        return None
+    adapter = facts.vocabulary_adapter
+    if adapter is None:
+        return None
+    return Claim(CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.case_file})")
+
+
 def outside_territory(facts: UnitFacts) -> Claim | None:
     """Records with an input and an expected outcome, or trigger lists, outside fixture
     territory: named, not migrated (records with an input alone are data there)."""
@@ -208,6 +220,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("territory_records", territory_records),
     ("territory_trigger_lists", territory_trigger_lists),
     ("territory_local_family", territory_local_family),
+    ("case_file_evidence", case_file_evidence),
     ("outside_territory", outside_territory),
     ("looks_like_fixture", looks_like_fixture_rule),
     ("territory_unplaced", territory_unplaced),

@@ -13,6 +13,10 @@ never a local family's fixture (DESIGN.md, "Claiming a file: where decides wheth
 - and every configured `include` (or `[tool.fixture-migrate.skill]` glob).
 
 A `skill` key is never evidence of territory: a script's test inputs name skills too.
+Outside territory, a *case file* (a name with the word `cases`: `cases.json`,
+`plugin-test-cases.yaml`; not in a folder of code's test data such as `fixtures/`)
+migrates only with the full evidence of eval cases (every record an input and an
+expected outcome, or trigger lists).
 
 **Sandboxes** inside territory are an eval's data, not fixtures: a folder below the
 territory folder named `workspace(s)`, `iteration-<n>`, `outputs`, `runs`, `results`,
@@ -166,6 +170,26 @@ _FIRST_WORD = re.compile(r"[-_. ]")
 def _territory_folders(parts: tuple[str, ...]) -> list[int]:
     """The indexes in `parts` (folders) of the territory folders, outermost first."""
     return [index for index, part in enumerate(parts) if territory_folder(part)]
+
+
+CASE_FILE_WORD = "cases"
+"""A word of a file's name (`cases.json`, `plugin-test-cases.json`) that names a case file."""
+
+CODE_DATA_FOLDERS = frozenset({"fixtures", "__fixtures__", "testdata", "test_data", "test-data", "vectors"})
+"""Folders of code's test data: a case file there is a script's input, not an eval fixture."""
+
+
+def case_file(path: Path | None, root: Path | None = None) -> str | None:
+    """Why the file `path` is named as a case file outside territory (`cases.json`,
+    `*-test-cases.yaml`), or None; never in a folder of code's test data (`fixtures/`,
+    `testdata/`, ...). Such a file migrates only with the full evidence of eval cases."""
+    if path is None:
+        return None
+    rel = relative(path, root)
+    words = _FIRST_WORD.split(rel.name.lower().rsplit(".", 1)[0])
+    if CASE_FILE_WORD not in words or any(part.lower() in CODE_DATA_FOLDERS for part in rel.parts[:-1]):
+        return None
+    return f"a case file (`{rel.name}`)"
 
 
 def territory_file(name: str) -> bool:

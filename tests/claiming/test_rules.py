@@ -398,6 +398,20 @@ def _decided(data, path, *, syntax="json", included=False, root=None):
             id="territory_trigger_lists",
         ),
         pytest.param(
+            {"positive": [{"prompt": "p", "expected_behavior": "b"}], "negative": [{"prompt": "n"}]},
+            "submission/plugin-test-cases.json",
+            "case_file_evidence",
+            CLAIMED,
+            id="case_file_evidence",
+        ),
+        pytest.param(
+            [{"input": "1+1", "expected": "2"}],
+            "tests/fixtures/parser-cases.json",
+            "outside_territory",
+            UNCLAIMED,
+            id="a-case-file-of-code-test-data-is-not-migrated",
+        ),
+        pytest.param(
             {"cases": [{"prompt": "p", "ideal": "i"}]},
             "data/qa.json",
             "outside_territory",
