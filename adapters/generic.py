@@ -26,7 +26,7 @@ from fixture_migrate.adapting.evidence import evidence, record_list
 from fixture_migrate.adapting.local import bare_list_file, entries_of, family_mapper, file_skill, trigger_cases
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
-from fixture_migrate.formats.target import Node
+from fixture_migrate.formats.target import Node, Val
 
 
 class GenericAdapter:
@@ -68,7 +68,11 @@ class GenericAdapter:
         mapper = family_mapper(records)
         if key in ("cases", "examples"):
             return mapper.map_file(data, skill=skill)
-        return mapper.map_file(data, skill=skill, cases=mapper.map_cases(records, (key,)), replaces=(key,))
+        # The list's own name is kept, so code reading `data["tests"]` finds where it went.
+        moved = (("migrated_cases_from", Val(key)),)
+        return mapper.map_file(
+            data, skill=skill, cases=mapper.map_cases(records, (key,)), replaces=(key,), moved=moved
+        )
 
 
 ADAPTER = GenericAdapter()

@@ -173,7 +173,7 @@ def _check_table(path: Path, name: str, table: Any) -> dict[str, Any]:
     if unknown:
         raise MappedAdapterError(path, f"{where}: unknown key {unknown[0]!r} (known: {', '.join(known)})")
     triggers = [key for key in ("should_trigger", "should_not_trigger") if key in table]
-    if "input" not in table and not triggers:
+    if "input" not in table and not triggers and "files" not in table:
         raise MappedAdapterError(path, f"{where}: `input` is required (the record field holding the case input)")
     for key in ("files", *triggers):
         value = table.get(key, ["x"])

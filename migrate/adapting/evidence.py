@@ -83,7 +83,9 @@ def is_message_list(records: list[Any]) -> bool:
 def input_records(records: list[Any], roles: v.FamilyRoles | None = None) -> tuple[bool, str]:
     """Whether `records` are cases by their inputs (fixture territory's rule): objects that
     are not one chat conversation, most of them (more than half) carrying an input
-    (`vocabulary.record_input` under the family's roles); and a sentence saying which
+    (`vocabulary.record_input` under the family's roles; a weak input name such as `text`
+    or `message`, or free text found by value shape, counts only beside an expected-like
+    field); and a sentence saying which
     members held the input, or what is missing. A record that is not an object is not
     counted: migrating the list reports it in place (`case_not_object`)."""
     if not records:
@@ -98,13 +100,31 @@ def input_records(records: list[Any], roles: v.FamilyRoles | None = None) -> tup
     count = 0
     for record in objects:  # a case that is not an object is the migration's error to report, in place
         key = v.record_input(record, roles)
-        if key is not None:
-            count += 1
-            names.setdefault(key, None)
+        if key is None:
+            continue
+        weak = key in v.WEAK_INPUTS or roles.reasons.get(key, ("", ""))[1].startswith("value shape")
+        if weak and not _has_expectation(record, roles):
+            continue  # `text`, `message`, free text alone: data as often as cases
+        count += 1
+        names.setdefault(key, None)
     if count * 2 <= len(objects):
         return False, f"{len(objects) - count} of {len(objects)} records carry no input-like field ({_hint(v.INPUT)})"
     share = "" if count == len(objects) else f" ({count} of {len(objects)} records)"
     return True, f"records carry an input ({', '.join(names)}){share}"
+
+
+_EXPECTING = frozenset({"expected_outcome", "forbidden_signals", "polarity", "boundary_note"})
+
+
+def _has_expectation(record: dict[str, Any], roles: v.FamilyRoles) -> bool:
+    """True when `record` says what is expected of it: an expected-like member by the
+    vocabulary's names or the family's roles (`expected_route` by pattern), non-empty."""
+    if v.expected_field(record) is not None:
+        return True
+    return any(
+        roles.reasons.get(key, ("",))[0] in _EXPECTING and value not in (None, "", [], {})
+        for key, value in record.items()
+    )
 
 
 def _names(keys: set[str]) -> str:

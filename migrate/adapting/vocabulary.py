@@ -43,7 +43,7 @@ a role by pattern:
 
 | role | name patterns, in order |
 |---|---|
-| `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `prohibit*`, `veto*`, `never*`, `should_not_*`, `do_not*`, `dont_*` |
+| `forbidden_signals` | `must_not*`, `must_exclude*`, `mustnot*`, `forbidden*`, `prohibit*`, `veto*`, `never_say*`, `never_mention*`, `never_do*`, `should_not_*`, `do_not*`, `dont_*` |
 | `expected_outcome` | `expected*`, `expectation*`, `*_expected`, `expect`, `acceptance*`, `accept_*`, `checks`, `*_checks`, `criteria`, `*_criteria`, `rubric*`, `required`, `required_*`, `requires`, `requirements`, `must_include*`, `must_contain*`, `must_mention*`, `must_have*`, `should_*`, `constraints`, `decision`, `*_decision`, `ideal_*`, `golden_*`, `gold_*`, `ground_truth*`, `reference_*`, `assert*`, `grading*` |
 | `input` | `*_prompt` and `prompt_*` (not `system_prompt`), `*_query`, `query_*`, `*_question`, `question_*`, `*_input`, `input_*`, `*_utterance`, `*_request`, `*_message`, `*_instruction`, `instructions`, `inputs`, `scenario`, `situation` |
 | `coverage_tags` | `type`, `kind`, `category`, `categories`, `tags`, `tag`, `bucket`, `case_type`, `polarity`: a value that is a contract tag (`CONTRACT_TAGS`) becomes a coverage tag; a trigger polarity word (`POLARITY_WORDS`) gives the polarity; an outcome field holding polarity words in most records (`expectation: must_trigger`) gives the polarity too, and stays the outcome |
@@ -237,8 +237,8 @@ ROLE_PATTERNS: Final = (
     (
         "forbidden_signals",
         (
-            "must_not*", "must_exclude*", "mustnot*", "forbidden*", "prohibit*", "veto*", "never*", "should_not_*",
-            "do_not*", "dont_*",
+            "must_not*", "must_exclude*", "mustnot*", "forbidden*", "prohibit*", "veto*", "never_say*",
+            "never_mention*", "never_do*", "should_not_*", "do_not*", "dont_*",
         ),
     ),
     (
@@ -265,6 +265,16 @@ patterns its name matches (`fnmatch`, lower case); see the module docstring."""
 NEVER_BY_PATTERN: Final = frozenset((*c.CASE_KEYS, *c.EXTENSION_COPY_KEYS, "id", "system_prompt"))
 """Names that never take a role by pattern: the contract's own members, the members the
 reference copies into `extensions` (their home is fixed), the id, a system prompt."""
+
+NOT_BY_PATTERN_SUFFIXES: Final = (
+    "_at", "_by", "_on", "_url", "_uri", "_date", "_time", "_id", "_ids", "_count", "_version", "_path", "_file",
+    "_files", "_dir", "_type", "_key", "_ms", "_seconds",
+)  # fmt: skip
+"""Name endings of metadata (`expected_by`, `reference_url`, `input_files`): never a role by pattern."""
+
+WEAK_INPUTS: Final = frozenset({"text", "message", "request", "task", "body", "content"})
+"""Input names that also name plain data (a string table's `text`, an HTTP `request`, a log's
+`message`): in fixture territory they make records cases only beside an expected-like field."""
 
 CONTRACT_TAGS: Final = (*c.BUCKETS, "routing", "should-trigger", "should-not-trigger")
 """Coverage tags a `type`/`kind`/`category`/`tags` value gives the case as it is."""
@@ -333,8 +343,11 @@ def role_of(key: str) -> tuple[str, str] | None:
     if key in NEVER_BY_PATTERN or not isinstance(key, str):
         return None
     lowered = key.lower()
+    metadata = lowered.endswith(NOT_BY_PATTERN_SUFFIXES)
     for role, patterns in ROLE_PATTERNS:
         for pattern in patterns:
+            if metadata and "*" in pattern:
+                continue  # `expected_by`, `reference_url`: metadata, whatever its first word
             if fnmatch.fnmatchcase(lowered, pattern):
                 return role, f"pattern `{pattern}`"
     return None

@@ -10,6 +10,7 @@ there, its list of records and whether they carry an input, its trigger lists. T
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -226,19 +227,28 @@ class UnitFacts:
         return t.ruled_out(self.path, self.unit.data, self.root, self.records)
 
     @cached_property
+    def place(self) -> Path | None:
+        """Where the file is judged to lie: its path, or a symlink's target (a link in an
+        evals folder does not make the file it leads to a fixture)."""
+        path = self.path
+        if path is not None and os.path.islink(path):
+            return Path(os.path.realpath(path))
+        return path
+
+    @cached_property
     def territory(self) -> str | None:
         """Why the file lies in fixture territory (`territory.territory`), or None."""
-        return t.territory(self.path, self.root, included=self.included)
+        return t.territory(self.place, self.root, included=self.included)
 
     @cached_property
     def case_file(self) -> str | None:
         """Why the file is named as a case file (`territory.case_file`), or None."""
-        return t.case_file(self.path, self.root)
+        return t.case_file(self.place, self.root)
 
     @cached_property
     def sandbox(self) -> str | None:
         """Why the file lies in a sandbox inside fixture territory, or None."""
-        return t.sandbox(self.path, self.root)
+        return t.sandbox(self.place, self.root)
 
     @cached_property
     def looks_like_fixture(self) -> bool:

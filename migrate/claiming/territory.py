@@ -48,19 +48,18 @@ TERRITORY_FOLDERS = frozenset({"evals", "eval", "evaluations", "evaluation"})
 TERRITORY_FILES = (
     "evals.*",
     "eval.*",
-    "*eval*cases*",
-    "*eval*set*",
-    "*trigger*cases*",
-    "*trigger*queries*",
-    "*routing*cases*",
-    "golden*",
-    "*.eval.*",
-    "*-evals.*",
-    "*_evals.*",
-    "*-eval.*",
-    "*_eval.*",
+    "golden.*",
+    "goldens.*",
 )
-"""File names (globs, lower case) that make a file fixture territory wherever it lies."""
+"""File names (globs, lower case) that make a file fixture territory wherever it lies;
+`territory_file` also takes names by their words (`routing-eval-cases.json`)."""
+
+EVAL_WORDS = frozenset({"eval", "evals", "evaluation", "evaluations"})
+GOLDEN_WORDS = frozenset({"golden", "goldens"})
+SET_WORDS = frozenset({"set", "sets", "cases", "dataset", "datasets", "data", "queries", "examples", "suite"})
+"""The words of a file or folder name that make it fixture territory: an eval word, or a
+golden word followed by a set word (`golden_set`, `goldens`), or `trigger`/`routing`
+followed by `cases`/`queries` (`trigger-cases`)."""
 
 SANDBOX_FOLDERS = frozenset(
     {
@@ -75,9 +74,20 @@ SANDBOX_FOLDERS = frozenset(
         "snapshots",
         "__snapshots__",
         "seeds",
+        "seed_data",
         "mocks",
+        "mock",
+        "mock_data",
         "cassettes",
         "recordings",
+        "fixtures",
+        "__fixtures__",
+        "testdata",
+        "locales",
+        "i18n",
+        "transcripts",
+        "reports",
+        "prompt_templates",
     }
 )
 """Folder names below a territory folder that hold an eval's data, not fixtures."""
@@ -140,7 +150,9 @@ NON_SOURCE_PATHS = ("docs/validation/", "docs/plans/")
 REPORT_KEYS = frozenset({"generated_at", "command"})
 """Top-level members of a generated report."""
 
-RESULT_FIELDS = frozenset({"actual", "passed", "score", "output"})
+RESULT_FIELDS = frozenset(
+    {"actual", "passed", "score", "output", "grade", "verdict", "correct", "prediction", "predicted", "model_answer"}
+)
 """Record members of a run's results."""
 
 
@@ -156,12 +168,32 @@ def relative(path: Path, root: Path | None) -> PurePosixPath:
     return PurePosixPath(absolute.as_posix())
 
 
+def _words(name: str) -> list[str]:
+    return [w for w in _FIRST_WORD.split(name.lower()) if w]
+
+
+def _named_territory(words: list[str]) -> bool:
+    """True when a name's `words` make it fixture territory (`EVAL_WORDS`, ...)."""
+    if not words:
+        return False
+    if words[0] in EVAL_WORDS and not (len(words) > 1 and words[1].isdigit()):
+        return True  # `eval-0/` is a skill-creator run's folder, not a home of fixtures
+    if words[0] in GOLDEN_WORDS and (len(words) == 1 or words[1] in SET_WORDS):
+        return True
+    for a, b in zip(words, words[1:]):
+        if a in EVAL_WORDS and b in SET_WORDS:
+            return True
+        if a in ("trigger", "triggers", "routing") and b in ("cases", "queries"):
+            return True
+    return False
+
+
 def territory_folder(name: str) -> bool:
     """True when a folder named `name` is a territory folder: `evals`, `eval`,
-    `evaluation(s)`, or a name whose first word is one of these (`eval_data`,
-    `evaluation_data`, `evals-v2`), or a name starting with `golden`."""
-    lowered = name.lower()
-    return lowered.startswith("golden") or _FIRST_WORD.split(lowered, 1)[0] in TERRITORY_FOLDERS
+    `evaluation(s)`, a name whose first word is one of these (`eval_data`,
+    `evaluation_data`, not `eval-0`), `golden`/`goldens` (or `golden_set`), or a name
+    with `eval cases`, `trigger cases`, ... in it."""
+    return _named_territory(_words(name))
 
 
 _FIRST_WORD = re.compile(r"[-_. ]")
@@ -193,9 +225,16 @@ def case_file(path: Path | None, root: Path | None = None) -> str | None:
 
 
 def territory_file(name: str) -> bool:
-    """True when a file named `name` is fixture territory by its name alone."""
+    """True when a file named `name` is fixture territory by its name alone: `evals.*`,
+    `eval.*`, `golden.*`, or a stem whose words name it (`routing_eval_cases`,
+    `trigger-cases`, `golden_set`, `router.eval`), never by a part of a word
+    (`retrieval_settings`, `golden_ratio`)."""
     lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, glob) for glob in TERRITORY_FILES)
+    if any(fnmatch.fnmatchcase(lowered, glob) for glob in TERRITORY_FILES):
+        return True
+    stem = lowered.rsplit(".", 1)[0]
+    words = _words(stem)
+    return _named_territory(words) or any(w in EVAL_WORDS for w in words[1:])
 
 
 class Places:
@@ -213,14 +252,12 @@ class Places:
         return self._markers[key]
 
     def _start(self, folders: tuple[str, ...], base: Path) -> int | None:
-        """The territory folder that holds the file: the innermost one below which no
-        folder is a Python package's code. A territory folder that is itself a package
-        (`evals/__init__.py`: a library of code named `evals`) gives territory only to
-        the files directly in it; its sub-folders are its code's data."""
-        indexes = _territory_folders(folders)
-        for index in indexes:
-            last = index == len(folders) - 1
-            if last or self._marker(base.joinpath(*folders[: index + 1]), ("__init__.py",)) is None:
+        """The territory folder that holds the file: the outermost one that is not a Python
+        package. A territory folder that is itself a package (`evals/__init__.py`: a
+        library of code named `evals`, or a test package) gives no territory: its files
+        are its code's data and modules."""
+        for index in _territory_folders(folders):
+            if self._marker(base.joinpath(*folders[: index + 1]), ("__init__.py",)) is None:
                 return index
         return None
 
@@ -249,6 +286,11 @@ class Places:
         rel = relative(path, root)
         folders = rel.parts[:-1]
         base = _base(root)
+        for index, part in enumerate(folders):
+            name = part.lower()
+            if name in ("workspace", "workspaces") or name.endswith("-workspace") or _ITERATION.fullmatch(name):
+                where = "/".join(folders[: index + 1])
+                return f"in an eval's sandbox (`{where}/`): data, not fixtures"
         start = self._start(folders, base)
         if start is None:
             return None

@@ -5,7 +5,6 @@ one per file; `-v` still names every file with its own reason."""
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any
 
 SHOWN = 5
@@ -34,9 +33,11 @@ class Group:
         if self.status == "other_tool":
             return f"`fixture-migrate import --from {self.import_from} PATH` makes a canonical file of each"
         if self.rule == "outside_territory":
+            # Not `include`: it also narrows the walk to what it names.
             return (
-                f"they lie outside fixture territory: add `include = [{include_glob(self.paths)!r}]` under "
-                f"[tool.fixture-migrate] in pyproject.toml, or declare the family (`fixture-migrate suggest {first}`)"
+                f"they lie outside fixture territory: declare the family with the table "
+                f"`fixture-migrate suggest {' '.join(self.paths[:SHOWN])}` drafts (its `files` globs), "
+                "or move them into an evals/ folder"
             )
         return f"{self.reason}; `fixture-migrate suggest {first}` drafts an adapter table"
 
@@ -99,19 +100,3 @@ class NotMigrated:
     def records(self) -> list[dict[str, Any]]:
         """The groups as JSON output holds them."""
         return [group.record() for group in self.groups.values()]
-
-
-def include_glob(paths: list[str]) -> str:
-    """An `include` glob that covers `paths` (POSIX, relative): `folder/*.json` for files of
-    one folder and suffix, `**/name` for files of one name, else `folder/**` of their
-    common folder."""
-    folders = {posixpath.dirname(p) for p in paths}
-    suffixes = {posixpath.splitext(p)[1] for p in paths}
-    names = {posixpath.basename(p) for p in paths}
-    if len(folders) == 1 and len(suffixes) == 1:
-        folder = folders.pop()
-        return f"{folder}/*{suffixes.pop()}" if folder else f"*{suffixes.pop()}"
-    if len(names) == 1:
-        return f"**/{names.pop()}"
-    common = posixpath.commonpath(paths) if paths else ""
-    return f"{common}/**" if common else "**"

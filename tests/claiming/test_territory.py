@@ -399,14 +399,65 @@ def test_sandboxes_by_project_marker_and_the_territory_folder_s_own_marker(tmp_p
     assert "package.json" in places.sandbox(tmp_path / "evals" / "app" / "data.json", tmp_path)
 
 
-def test_a_territory_folder_that_is_a_python_package_gives_territory_only_beside_its_init(tmp_path):
+def test_a_territory_folder_that_is_a_python_package_gives_no_territory(tmp_path):
     from fixture_migrate.claiming.territory import Places
 
     (tmp_path / "evals" / "suite" / "tasks").mkdir(parents=True)
     (tmp_path / "evals" / "__init__.py").write_text("")
     places = Places()
-    assert places.territory(tmp_path / "evals" / "cases.json", tmp_path) is not None
+    assert places.territory(tmp_path / "evals" / "cases.json", tmp_path) is None
     assert places.territory(tmp_path / "evals" / "suite" / "tasks" / "all.json", tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "config/retrieval_settings.json",
+        "src/app/medieval_showcases.yaml",
+        "src/app/golden_ratio.json",
+        "golden_gate_bridge/tours.json",
+    ],
+)
+def test_territory_names_go_by_whole_words(path):
+    from fixture_migrate.claiming.territory import territory
+
+    assert territory(Path(path), Path("/nowhere")) is None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "evals/fixtures/http.json",
+        "evals/locales/en.json",
+        "evals/transcripts/chat1.json",
+        "evals/reports/2024/run.json",
+        "skills/foo-workspace/iteration-1/eval-0/with_skill/app/data/tickets.json",
+    ],
+)
+def test_data_beside_fixtures_is_a_sandbox(path):
+    from fixture_migrate.claiming.territory import Places
+
+    assert "sandbox" in (Places().sandbox(Path(path), Path("/nowhere")) or "")
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        [{"key": "greeting", "text": "Hello there"}],
+        [{"username": "alice", "message": "hi there"}],
+        [{"slug": "a", "body": "This is a long article body with many words in it"}],
+    ],
+)
+def test_weak_inputs_alone_do_not_make_cases(records):
+    assert plan(json.dumps(records), "evals/data.json").status != "changed"
+    with_expectation = [dict(r, expected="x") for r in records]
+    assert plan(json.dumps(with_expectation), "evals/data.json").status == "changed"
+
+
+@pytest.mark.parametrize("name", ["expected_by", "never_expires", "reference_url", "input_files", "checks_count"])
+def test_metadata_names_take_no_role_by_pattern(name):
+    found = v.role_of(name)
+    assert found is None or found[1] == "exact name"
 
 
 def test_an_unreadable_file_in_a_sandbox_is_skipped_not_an_error(tmp_path, capsys):
@@ -417,14 +468,14 @@ def test_an_unreadable_file_in_a_sandbox_is_skipped_not_an_error(tmp_path, capsy
     assert "1 skipped as unreadable" in capsys.readouterr().err
 
 
-def test_a_local_family_outside_territory_is_named_with_an_include_glob(tmp_path, capsys):
+def test_a_local_family_outside_territory_is_named_with_the_suggest_that_brings_it_in(tmp_path, capsys):
     (tmp_path / "data").mkdir()
     for name in ("a.json", "b.json"):
         (tmp_path / "data" / name).write_text(json.dumps({"cases": [{"prompt": "p", "ideal": "i"}]}))
     assert main(["migrate", "--repo-root", str(tmp_path), str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert "not migrated: 2 files of a local family {prompt, ideal}" in err
-    assert "include = ['" in err and "/data/*.json']" in err
+    assert "fixture-migrate suggest" in err and "data/a.json" in err and "include = [" not in err
     assert "1 family not migrated (2 files)" in err
 
 
@@ -435,3 +486,21 @@ def test_comments_between_the_items_of_a_bare_yaml_list_survive_its_migration():
     new = result.new_bytes.decode()
     assert "# head\n" in new and "\n# -- group B --\n" in new and "cases:\n" in new
     assert plan(result.new_bytes, "evals/cases.yaml").status == "unchanged"
+
+
+def test_a_symlink_in_an_evals_folder_is_judged_by_its_target(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "evals").mkdir()
+    target = tmp_path / "data" / "mock.json"
+    target.write_text(json.dumps([{"id": "m1", "prompt": "The server returned an error page", "expected": "x"}]))
+    (tmp_path / "evals" / "mock.json").symlink_to("../data/mock.json")
+    before = target.read_bytes()
+    main(["migrate", "--repo-root", str(tmp_path), str(tmp_path / "evals" / "mock.json")])
+    assert target.read_bytes() == before
+
+
+def test_a_list_under_another_key_keeps_its_name_in_extensions():
+    result = plan(json.dumps({"tests": [{"query": "q", "must_include": ["x"]}]}), "evals/r.json")
+    data = json.loads(result.new_bytes)
+    assert data["extensions"]["migrated_cases_from"] == "tests" and data["cases"][0]["input"] == "q"
+    assert plan(result.new_bytes, "evals/r.json").status == "unchanged"
