@@ -33,6 +33,8 @@ all, so a run without configuration pays no parsing cost.
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -515,6 +517,16 @@ def resolve(
         skills = tuple((compile_glob(glob), name) for glob, name in skill_value.items())
 
     include = table.get("include")
+    for glob in include or ():
+        # The root rule for `include` (a glob opens nothing, but one that leads outside would
+        # promise files no run may touch): lexically, after `..` is collapsed.
+        where = os.path.normpath(os.path.join(os.path.abspath(base), glob))
+        top = os.path.abspath(root)
+        if os.path.isabs(glob) or not (where == top or where.startswith(top.rstrip(os.sep) + os.sep)):
+            raise ConfigError(
+                f"{path}: include {glob!r} lies outside the repo root ({top}) [path_outside_repo]; "
+                "globs are relative to the configuration's folder and stay inside the root"
+            )
     # As ruff: --exclude replaces the configured `exclude`, --extend-exclude and
     # `extend-exclude` add to it; each flag is repeatable and takes comma-separated globs.
     given_exclude = _globs(params.get("exclude"))

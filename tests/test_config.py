@@ -240,3 +240,24 @@ def test_the_configuration_found_is_read_and_parsed_once(tmp_path, monkeypatch):
     settings = resolve("validate", {"paths": None, "repo_root": None, "skill": None}, set(), cwd=tmp_path)
     assert settings.config_path == config
     assert reads == [config] and len(parses) == 1
+
+
+@pytest.mark.parametrize("glob", ["../outside/*.yaml", "skills/../../outside/*.json", "/etc/*.json"])
+def test_an_include_outside_the_root_is_refused(tmp_path, capsys, glob):
+    from fixture_migrate.cli.app import main
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(f'[tool.fixture-migrate]\nrepo-root = "."\ninclude = ["{glob}"]\n')
+    assert main(["migrate", "--check", "--config", str(root / "pyproject.toml"), str(root)]) == 2
+    assert "[path_outside_repo]" in capsys.readouterr().err
+
+
+def test_an_include_with_dots_that_stays_inside_is_kept(tmp_path, capsys):
+    from fixture_migrate.cli.app import main
+
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "x.json").write_text("{}")
+    (root / "pyproject.toml").write_text('[tool.fixture-migrate]\nrepo-root = "."\ninclude = ["skills/../data/*.json"]\n')
+    assert main(["migrate", "--check", "--config", str(root / "pyproject.toml"), str(root)]) == 0
