@@ -7,7 +7,8 @@ data is followed by name as in `fixture_migrate.consumers.python_code`: a name b
 fixture data) from an expression that holds a string naming a migrated file, or another
 such name, holds fixture data.
 
-Rewrites (`FIX`): a member read `x.k` -> `(x.n ?? x.k)`, `x["k"]` -> `(x["n"] ?? x["k"])`, a
+Rewrites (`FIX`): a member read `x.k` -> `("n" in Object(x) ? x.n : x.k)` (`in`, not `??`: a
+moved member may hold null), `x["k"]` likewise, a
 home under `extensions` through `x.extensions?.n`; a read of `schema_version` in a
 statement that compares it with a legacy version -> `(x.extensions?.migrated_from ??
 x.schema_version)`; a path string naming a file the migration moved (`cases.jsonl`), once
@@ -60,6 +61,13 @@ _PURE = frozenset(
         "'",
         '"',
         "!",
+        # this codemod's own fallback: `("k" in Object(x) ? x.k : x.old)`
+        "ternary_expression",
+        "call_expression",
+        "arguments",
+        "in",
+        "?",
+        ":",
     }
 )
 ASSERTIONS = frozenset(
@@ -321,8 +329,12 @@ class _Scan:
     def pure(self, node: Any) -> bool:
         if node.type == "binary_expression":
             operator = node.child_by_field_name("operator")
-            if operator is None or self.source.code(operator) != "??":
-                return False
+            if operator is None or self.source.code(operator) not in ("??", "in"):
+                return False  # the operators of this codemod's own fallbacks
+        if node.type == "call_expression":
+            function = node.child_by_field_name("function")
+            if function is None or self.source.code(function) != "Object":
+                return False  # a call may have effects: never read twice
         if node.type not in _PURE:
             return False
         return all(self.pure(child) for child in node.children)
@@ -353,6 +365,11 @@ class _Scan:
             left = parent.child_by_field_name("left")
             if right is not None and right.id == node.id and left is not None and self.last_key(left) == home[-1]:
                 return True
+        if parent is not None and parent.type == "ternary_expression":
+            alternative = parent.child_by_field_name("alternative")
+            consequence = parent.child_by_field_name("consequence")
+            if alternative is not None and alternative.id == node.id and consequence is not None:
+                return self.last_key(consequence) == home[-1]
         return False
 
     def last_key(self, node: Any) -> str | None:
@@ -400,13 +417,18 @@ class _Scan:
         x = self.source.code(receiver)
         old = self.source.code(node)
         optional = any(child.type == "optional_chain" for child in node.children)
+        q = quote or '"'
         if quote is None:
             dot = "?." if optional else "."
             new = x + dot + "?.".join(home)
+            holder = x + "".join(f"?.{part}" for part in home[:-1])
         else:
             dot = "?." if optional else ""
             new = x + dot + "?.".join(f"[{quote}{part}{quote}]" for part in home)
-        self.add(node, key, move.home, pattern, labels, text=f"({new} ?? {old})")
+            holder = x + "".join(f"?.[{quote}{part}{quote}]" for part in home[:-1])
+        # `in`, not `??`: a member the migration moved may hold null, which `??` would pass over.
+        test = f"{q}{home[-1]}{q} in Object({holder})"
+        self.add(node, key, move.home, pattern, labels, text=f"({test} ? {new} : {old})")
 
     def object_literal(self, node: Any) -> None:
         source = self.source
