@@ -698,9 +698,14 @@ def consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = F
     from fixture_migrate.consumers.run import code_files, find_in_text, fixed_text, fixture_moves, read_code
     from fixture_migrate.migration.writes import write_atomic
 
+    from fixture_migrate.consumers.run import targets_inside
+
     targets = _paths(paths) if paths else [Path(os.getcwd())]
     engine = _configured(targets[0], repo_root, None)
     root = engine.options.repo_root
+    targets, refused = targets_inside(targets, root)
+    if refused:
+        raise MigrationError.of(refused[0][1], refused[0][0])
     fixtures = [path for path, error in iter_selected(targets, engine.options) if error is None]
     model, _ = fixture_moves(engine, fixtures)
     refs = References(model)

@@ -39,7 +39,13 @@ def run_consumers(
     from fixture_migrate.migration.paths import diff_name
     from fixture_migrate.migration.writes import write_atomic
 
+    from fixture_migrate.consumers.run import targets_inside
+
     root = options.repo_root
+    paths, refused = targets_inside(paths, root)
+    for path, error in refused:
+        report.error(path.as_posix(), error)
+    named = {path for path in paths if not path.is_dir()}
     engine = Engine(options)
     fixtures = [path for path, error in iter_selected(paths, options) if error is None]
     model, errors = fixture_moves_of(engine, fixtures)
@@ -60,8 +66,9 @@ def run_consumers(
 
                 findings = find_in_text(path, text, refs, root)
         except FixtureError as error:
-            if error.code in ("invalid_code", "io", "too_large", "too_deep", "not_regular"):
-                report.note(f"{path.as_posix()}: not read: {error.message}")
+            if error.code in ("invalid_code", "io", "too_large", "too_deep", "not_regular") and path not in named:
+                # Walked, not named: said on every run (a consumer may hide there), not an error.
+                report.note(f"{path.as_posix()}: not read: {error.message}", always=True)
                 continue
             report.error(path.as_posix(), error)
             continue

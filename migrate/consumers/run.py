@@ -74,6 +74,34 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
     return found, errors
 
 
+def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[tuple[Path, FixtureError]]]:
+    """The named `paths` that may be read and rewritten, and the refused ones with their
+    error: the root rule (`migration.writes.check_inside`: lexically outside the root is
+    `path_outside_repo`; leading out through a symlink is `symlink_outside_repo`), and a
+    path that does not exist (`io`). The codemod writes only inside the root."""
+    from fixture_migrate.migration.writes import check_inside
+
+    ok: list[Path] = []
+    refused: list[tuple[Path, FixtureError]] = []
+    real_root = os.path.realpath(root)
+    for path in paths:
+        try:
+            check_inside(path, root)
+            if not os.path.lexists(path):
+                raise FixtureError("no such file or directory", code="io")
+            real = os.path.realpath(path)
+            if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+                raise FixtureError(
+                    "refused: it leads outside the repo root through a symlink; not followed",
+                    code="symlink_outside_repo",
+                )
+        except FixtureError as error:
+            refused.append((path, error))
+            continue
+        ok.append(path)
+    return ok, refused
+
+
 def code_files(paths: Iterable[Path], root: Path) -> Iterator[Path]:
     """The Python, JavaScript and TypeScript files under `paths`, in sorted order: a walk
     skips hidden directories, `node_modules` and the like, and what `.gitignore` ignores;

@@ -428,7 +428,22 @@ class _Scan:
             holder = x + "".join(f"?.[{quote}{part}{quote}]" for part in home[:-1])
         # `in`, not `??`: a member the migration moved may hold null, which `??` would pass over.
         test = f"{q}{home[-1]}{q} in Object({holder})"
-        self.add(node, key, move.home, pattern, labels, text=f"({test} ? {new} : {old})")
+        self.add(node, key, move.home, pattern, labels, text=self.asi_safe(node, f"({test} ? {new} : {old})"))
+
+    def asi_safe(self, node: Any, text: str) -> str:
+        """`text` (which opens with `(`) led by `;` where it would start a line of code
+        written without semicolons: there `(` would call the previous line's value."""
+        raw = self.source.raw
+        start = node.start_byte
+        line_start = raw.rfind(b"\n", 0, start) + 1
+        if raw[line_start:start].strip():
+            return text  # something precedes it on its line
+        before = raw[:line_start].rstrip()
+        if not before or before[-1:] in (b";", b"{", b"}", b"(", b"[", b",", b":", b"=", b"?", b"&", b"|", b"!"):
+            return text
+        if before.endswith((b"*/",)) or before.split(b"\n")[-1].lstrip().startswith(b"//"):
+            return text  # a comment: the previous code line is further up; keep it simple
+        return ";" + text
 
     def object_literal(self, node: Any) -> None:
         source = self.source

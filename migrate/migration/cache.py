@@ -400,9 +400,10 @@ def _prepare(directory: Path, root: Path | None, repo_root: Path | None, *, defa
     checked again right before (`usable`): a directory that has become a symlink, or holds
     a file the cache did not write, is not written to (`FixtureError`).
 
-    The `.gitignore` goes only into a directory the run made, or the one at the default
-    place (`.fixture_migrate_cache`, holding only the cache's files): a directory named by
-    `FIXTURE_MIGRATE_CACHE_DIR` that exists already gets none."""
+    The `.gitignore` goes only into the default place (`.fixture_migrate_cache`, holding
+    only the cache's files) or a directory the run made outside the repo root: a
+    directory named by `FIXTURE_MIGRATE_CACHE_DIR` inside the root gets none, since its
+    `*` would hide from the walk and from git whatever lands there later."""
     if repo_root is None:  # a Cache made by hand, not by `Cache.open`
         raise FixtureError("no repo root to check the cache directory against; not written", code="cache_not_ours")
     state = usable(directory, repo_root)
@@ -412,6 +413,8 @@ def _prepare(directory: Path, root: Path | None, repo_root: Path | None, *, defa
         raise FixtureError("the cache directory is no longer the cache's own; not written", code="cache_not_ours")
     if state == "ours" and not default_place:
         return
+    if not default_place and root is not None:
+        return  # a named folder inside the repo: a `.gitignore` of `*` there would hide what lies in it
     ignore = directory / ".gitignore"
     if not os.path.lexists(ignore):
         write_file(ignore, GITIGNORE, root=root)
@@ -426,9 +429,11 @@ def _symlinked(directory: Path, repo_root: Path) -> bool:
         return True
     real = os.path.realpath(absolute)
     base = real_root(repo_root)
-    if not is_inside(real, base):
-        return False
     lexical_root = os.path.normpath(os.path.abspath(repo_root))
+    if not is_inside(real, base):
+        # Spelled inside the root, it leads out: a folder on its path is a symlink (the
+        # folders still to be made would be made outside).
+        return is_inside(absolute, lexical_root)
     if not is_inside(absolute, lexical_root):
         return True  # inside the root only by way of a symlink
     return os.path.relpath(absolute, lexical_root) != os.path.relpath(real, base)

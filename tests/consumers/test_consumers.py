@@ -273,3 +273,25 @@ def test_fix_changes_no_byte_outside_the_rewritten_reads(tmp_path_factory, lines
         at = code.find("\n", edit.end)
         at = len(code) if at == -1 else at
     assert rest == code[at:]
+
+
+def test_consumers_never_reads_or_writes_code_outside_the_root(tmp_path, capsys):
+    root = _repo(tmp_path)
+    outside = tmp_path / "outside.py"
+    outside.write_text(PY_HEAD.replace("Path(ROOT)", "Path('.')") + 'print(load()["examples"])\n')
+    before = outside.read_bytes()
+    for named in (str(outside), str(root / ".." / "outside.py")):
+        code = main(["consumers", "--fix", "--repo-root", str(root), str(root / "skills"), named])
+        assert code == 2 and "[path_outside_repo]" in capsys.readouterr().err
+        assert outside.read_bytes() == before
+    assert main(["consumers", "--repo-root", str(root), str(root / "missing.py")]) == 2
+
+
+def test_a_rewrite_that_starts_a_line_of_semicolon_free_code_is_led_by_a_semicolon(tmp_path):
+    root = _repo(tmp_path)
+    code = JS.replace(";\n", "\n") + "let n = 0\nfixture.examples.length\nconsole.log(JSON.stringify(fixture.examples[0].name))\n"
+    path = root / "c.test.js"
+    fixed, _ = fixed_text(path, code, _refs(root), root)
+    assert "\n;(" in fixed
+    assert _node(fixed, root) == "First"
+    assert _node(fixed, _migrated(root)) == "First"

@@ -609,3 +609,23 @@ def test_two_runs_saving_one_cache_file_lose_no_entry_and_serve_no_stale_verdict
     again = cache_module.Cache(path, key, merged, root=tree)
     assert again.get("skills/demo/evals/legacy.json", old) is None  # the stale verdict is gone
     assert again.get("skills/demo/evals/one.json", new) is not None
+
+
+def test_a_named_cache_folder_the_run_makes_inside_the_root_hides_nothing(tree, monkeypatch, capsys):
+    evals = tree / "skills" / "other" / "evals"
+    monkeypatch.setenv(ENV_VAR, str(evals))
+    check(tree, monkeypatch, capsys)
+    assert not (evals / ".gitignore").exists()
+    (evals / "cases.json").write_text(LEGACY)
+    monkeypatch.delenv(ENV_VAR)
+    again = check(tree, monkeypatch, capsys)
+    assert "skills/other/evals/cases.json" in again.err
+
+
+def test_a_named_cache_folder_whose_path_leads_out_through_a_symlink_is_not_used(tree, tmp_path, monkeypatch, capsys):
+    outside = tmp_path / "ext"
+    outside.mkdir()
+    (tree / "lnk").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setenv(ENV_VAR, str(tree / "lnk" / "a" / "b"))
+    check(tree, monkeypatch, capsys)
+    assert list(outside.rglob("*")) == []
