@@ -356,7 +356,7 @@ class Engine:
         from fixture_migrate.migration.cache import digest
 
         entry = (relative_source(path, self.options.repo_root), digest(raw))
-        found = self._cached(path, entry)
+        found = self._cached(path, entry, raw)
         if found is not None:
             return found
         result = self.plan_bytes(path, raw)
@@ -376,15 +376,15 @@ class Engine:
             raw = self.read(path)
         except FixtureError:
             return None
-        return self._cached(path, (relative, self.cache.digest(raw)))
+        return self._cached(path, (relative, self.cache.digest(raw)), raw)
 
-    def _cached(self, path: Path, entry: tuple[str, bytes]) -> FileResult | None:
+    def _cached(self, path: Path, entry: tuple[str, bytes], raw: bytes) -> FileResult | None:
         assert self.cache is not None
         hit = self.cache.get(*entry)
         if hit is None or (hit[1] == "changed" and not self.reuse_changes):
             return None
         _, status, adapters, cases, line, to_extensions, reason = hit
-        return FileResult(
+        found = FileResult(
             path,
             status,
             adapters=adapters,
@@ -393,6 +393,12 @@ class Engine:
             to_extensions=to_extensions,
             reason=reason,
         )  # no `cache_entry`: nothing new to remember
+        if status == "changed":
+            # A pin added since the verdict was cached must still keep the file as it is.
+            from fixture_migrate.consumers.pins import fingerprint
+
+            found.fingerprint = fingerprint(raw)
+        return found
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
         """`plan` for bytes already read; `path` names the file (its suffix picks the syntax).

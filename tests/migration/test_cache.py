@@ -629,3 +629,13 @@ def test_a_named_cache_folder_whose_path_leads_out_through_a_symlink_is_not_used
     monkeypatch.setenv(ENV_VAR, str(tree / "lnk" / "a" / "b"))
     check(tree, monkeypatch, capsys)
     assert list(outside.rglob("*")) == []
+
+
+def test_a_pin_added_after_a_cached_verdict_still_keeps_the_file(tree, monkeypatch, capsys):
+    import hashlib
+
+    assert check(tree, monkeypatch, capsys).code == 1  # the legacy file would change; now cached
+    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
+    (tree / "pins.txt").write_text(hashlib.sha256(legacy.read_bytes()).hexdigest() + "  skills/demo/evals/legacy.json\n")
+    again = check(tree, monkeypatch, capsys)
+    assert again.code == 0 and "pinned by `pins.txt:1`" in again.err
