@@ -12,23 +12,18 @@ hex string and each (base name, number) pair of a line.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
 from pathlib import Path
 
+from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 from fixture_migrate.migration.walk import SKIPPED_DIRS
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 _HEX = re.compile(rb"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9a-fA-F])")
 _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
-
-
-def fingerprint(data: bytes) -> tuple[int, str, str]:
-    """`(size, sha1 hex, sha256 hex)` of a file's bytes."""
-    return len(data), hashlib.sha1(data).hexdigest(), hashlib.sha256(data).hexdigest()
 
 
 def _tracked(root: Path) -> list[Path]:

@@ -151,6 +151,14 @@ class FileResult(Record):
         self.fingerprint: tuple[int, str, str] | None = None  # of `old_bytes`, set by a run that checks pins
 
 
+def fingerprint(data: bytes) -> tuple[int, str, str]:
+    """`(size, sha1 hex, sha256 hex)` of a file's bytes: what a repository pins a file by
+    (`fixture_migrate.consumers.pins`)."""
+    import hashlib
+
+    return len(data), hashlib.sha1(data).hexdigest(), hashlib.sha256(data).hexdigest()
+
+
 def place_error(error: FixtureError, document: Document, unit: int) -> FixtureError:
     """`error` with the line and column of its payload path, when it is a `MappingError`."""
     if isinstance(error, MappingError) and error.line is None:
@@ -394,10 +402,7 @@ class Engine:
             reason=reason,
         )  # no `cache_entry`: nothing new to remember
         if status == "changed":
-            # A pin added since the verdict was cached must still keep the file as it is.
-            from fixture_migrate.consumers.pins import fingerprint
-
-            found.fingerprint = fingerprint(raw)
+            found.fingerprint = fingerprint(raw)  # a pin added since the verdict still keeps the file
         return found
 
     def plan_bytes(self, path: Path, raw: bytes) -> FileResult:
