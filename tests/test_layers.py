@@ -24,8 +24,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("contract", ("contract",)),
     ("errors and slots", ("errors", "slots", "patterns")),
     ("formats", ("formats",)),
-    # The file primitives both pipelines share; the reads know each syntax's size limit.
-    ("file primitives", ("migration.paths", "migration.writes", "migration.diff", "migration.parallel")),
+    ("file primitives", ("files",)),
     (
         "adapter and import-adapter bases",
         ("adapting", "importing"),  # all of adapting/ and importing/ but the two modules named below

@@ -41,7 +41,7 @@ from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_c
 from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node, Obj, Src
-from fixture_migrate.migration.paths import relative_source
+from fixture_migrate.files.paths import relative_source
 
 
 class DeclaredFamily:

@@ -42,7 +42,7 @@ from fixture_migrate.cli.options import (
     say_error,
 )
 from fixture_migrate.cli.output import github_stream, make_report, output_stream
-from fixture_migrate.migration.parallel import default_jobs
+from fixture_migrate.files.parallel import default_jobs
 
 
 COMPLETE_VAR = "_FIXTURE_MIGRATE_COMPLETE"

@@ -27,10 +27,10 @@ from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import render_file_diff
+from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
-from fixture_migrate.migration.parallel import Done, ordered_map
-from fixture_migrate.migration.paths import diff_name
+from fixture_migrate.files.parallel import Done, ordered_map
+from fixture_migrate.files.paths import diff_name
 from fixture_migrate.slots import Record
 
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs

@@ -61,7 +61,8 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,9 @@ from fixture_migrate.importing.base import (
     unique_ids,
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
-from fixture_migrate.migration.paths import relative_source
-from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 
 AUTO = "auto"
 

@@ -61,18 +61,9 @@ from typing import Any
 import orjson
 import xxhash
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.writes import (
-    TEMP_SUFFIX,
-    Directory,
-    is_inside,
-    make_directories,
-    open_directory,
-    read_fixture,
-    read_head,
-    real_root,
-    resolve_target,
-    write_file,
-)
+from fixture_migrate.files.reads import read_fixture, read_head
+from fixture_migrate.files.root import Directory, is_inside, make_directories, open_directory, real_root, resolve_target
+from fixture_migrate.files.writes import TEMP_SUFFIX, write_file
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"

@@ -604,7 +604,7 @@ def test_an_alias_bomb_or_an_oversized_source_is_refused_unread(capsys, repo, mo
     config.write_text(text + "tests:\n  - vars: {question: hi, bomb: *i}\n")
     code, _, err = run(capsys, "import", config, "--out", repo / DEST, "--repo-root", repo)
     assert code == 2 and "expands to more than 1,000,000 values" in err
-    monkeypatch.setattr("fixture_migrate.migration.writes.MAX_FILE_BYTES", 64)
+    monkeypatch.setattr("fixture_migrate.formats.limits.MAX_FILE_BYTES", 64)
     code, _, err = do_import(capsys, repo)
     assert code == 2 and "[too_large]" in err
     assert not (repo / DEST).exists()

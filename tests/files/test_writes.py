@@ -1,5 +1,6 @@
-"""fixture_migrate.migration.writes: bounded reads, atomic writes, symlinks, hard links, read-only files,
-concurrent edits, and the temporary file never staying behind on an error path."""
+"""fixture_migrate.files (writes, reads, moves, root, hard links): bounded reads, atomic writes,
+symlinks, hard links, read-only files, concurrent edits, and the temporary file never staying
+behind on an error path."""
 
 from __future__ import annotations
 
@@ -10,18 +11,14 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration import writes
+
 from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
-from fixture_migrate.migration.writes import (
-    MAX_FILE_BYTES,
-    TEMP_SUFFIX,
-    HardLinks,
-    read_fixture,
-    read_head,
-    resolve_target,
-    write_atomic,
-    write_new,
-)
+from fixture_migrate.files import writes
+from fixture_migrate.files.hard_links import HardLinks
+from fixture_migrate.files.reads import read_fixture, read_head
+from fixture_migrate.files.root import resolve_target
+from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic, write_new
+from fixture_migrate.formats.limits import MAX_FILE_BYTES
 
 OLD = b'{"old": true}\n'
 NEW = b'{\n  "new": true\n}\n'
@@ -511,7 +508,7 @@ def test_read_of_an_unreadable_file(repo, monkeypatch):
     def deny(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(writes.os, "open", deny)
+    monkeypatch.setattr(os, "open", deny)
     with pytest.raises(FixtureError) as caught:
         read_fixture(target)
     assert caught.value.message == "cannot read: Permission denied"

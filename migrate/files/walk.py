@@ -9,9 +9,8 @@ from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import SYNTAX_BY_SUFFIX
-from fixture_migrate.migration.ignore import GitIgnore
-from fixture_migrate.migration.writes import (
-    TEMP_SUFFIX,
+from fixture_migrate.files.ignore import GitIgnore
+from fixture_migrate.files.root import (
     check_inside,
     hold_directory,
     open_below,
@@ -19,6 +18,7 @@ from fixture_migrate.migration.writes import (
     release_directory,
     resolve_target,
 )
+from fixture_migrate.files.writes import TEMP_SUFFIX
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
