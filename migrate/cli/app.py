@@ -19,7 +19,7 @@ from typing import Annotated
 
 import typer
 from fixture_migrate import __version__
-from fixture_migrate.adapting.registry import RegistryError
+from fixture_migrate.claiming.registry import RegistryError
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (

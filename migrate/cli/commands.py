@@ -529,7 +529,7 @@ def run_schema(*, out: TextIO) -> int:
 
 def run_adapters(*, out: TextIO) -> int:
     """Print the registered adapters, one line each, in detection order."""
-    from fixture_migrate.adapting.registry import default_registry
+    from fixture_migrate.claiming.registry import default_registry
 
     adapters = list(default_registry())
     width = max(len(adapter.name) for adapter in adapters)

@@ -125,14 +125,14 @@ def _fail(path: Path | str, message: str, code: str, **where: Any) -> ImportFail
 
 
 def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[ImportAdapter]:
-    """Every import adapter: the built-in ones and plugins (`fixture_migrate.adapting.registry`), then the
+    """Every import adapter: the built-in ones and plugins (`fixture_migrate.claiming.registry`), then the
     field mappings of `[tool.fixture-migrate.adapters.NAME]` in `config_path` (by default
     `repo_root/pyproject.toml`).
 
     Raises `ImportFailed` for a bad pyproject table or a name that is taken.
     """
     from fixture_migrate.adapting.declared import MappedAdapterError, mapped_adapters
-    from fixture_migrate.adapting.registry import default_registry
+    from fixture_migrate.claiming.registry import default_registry
 
     found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and isinstance(a, ImportAdapter)]
     seen: dict[str, str] = {}

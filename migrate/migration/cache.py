@@ -126,7 +126,7 @@ def _parsers() -> list[Any]:
 
 def _plugins() -> list[Any]:
     """Name, distribution and version of each installed adapter plugin."""
-    from fixture_migrate.adapting.registry import ENTRY_POINT_GROUP, entry_points_of
+    from fixture_migrate.claiming.registry import ENTRY_POINT_GROUP, entry_points_of
 
     found = []
     for point in entry_points_of(ENTRY_POINT_GROUP):

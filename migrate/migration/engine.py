@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
-from fixture_migrate.adapting.registry import Registry, migration_registry
+from fixture_migrate.claiming.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError

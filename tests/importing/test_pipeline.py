@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixture_migrate.adapting.registry import forget as forget_registries
+from fixture_migrate.claiming.registry import forget as forget_registries
 from fixture_migrate.cli.app import main
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats.json_format import JsonDocument
