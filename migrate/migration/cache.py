@@ -37,16 +37,17 @@ symlink, inside the root or outside it; its `.gitignore` goes only into a
 directory the run made or the one at the default place, so a cache never hides
 or writes among other files, and never changes which files a walk visits.
 `--no-cache` neither reads nor writes it; `fixture-migrate cache clean` removes
-exactly the files it wrote. A cache file is replaced whole (`writes.write_file`: a temporary file renamed
+exactly the files it wrote. A cache file is replaced whole (`files.writes.write_file`: a temporary file renamed
 over it, under the root rule when the cache is at the root), so a
 reader sees an old or a new file, never part of one; two runs finishing together
 each write a whole file and the last one wins (a verdict the other learnt is
 learnt again next time). A file that is not a cache of this format and key
 (corrupt, truncated, foreign) is ignored and overwritten at the end of the run.
 
-Over 500 lines because the key, the reading and merging of cache files and the rule
-for where a cache may live (a directory the run makes or one holding only its files,
-checked with the file read through the same opened directory) belong together.
+(Some 555 lines, over the ~500 the project aims for: the key, the reading and merging
+of cache files and the rule for where a cache may live (a directory the run makes or one
+holding only its files, checked with the file read through the same opened directory)
+belong together.)
 """
 
 from __future__ import annotations
