@@ -87,7 +87,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -480,7 +480,7 @@ def _merge(defaults: dict[str, Any], test: dict[str, Any]) -> tuple[dict[str, An
     return effective, len(inherited)
 
 
-class PromptfooAdapter(ExternalAdapter):
+class PromptfooAdapter(ImportAdapter):
     name = "promptfoo"
     format = "promptfoo"
     tag = "promptfoo"

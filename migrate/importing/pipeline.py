@@ -55,6 +55,7 @@ from fixture_migrate.importing.base import (
     Job,
     Sniff,
     canonical_json,
+    is_import_adapter,
     unique_ids,
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
@@ -134,7 +135,7 @@ def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[Im
     from fixture_migrate.adapting.declared import MappedAdapterError, mapped_adapters
     from fixture_migrate.claiming.registry import default_registry
 
-    found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and isinstance(a, ImportAdapter)]
+    found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and is_import_adapter(a)]
     seen: dict[str, str] = {}
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:

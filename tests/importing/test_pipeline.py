@@ -424,10 +424,10 @@ def test_an_update_in_place_is_the_new_data_in_the_layout_a_fresh_import_has(old
 QUIZ_PLUGIN = '''
 """A tiny import adapter shipped by a third-party distribution."""
 
-from fixture_migrate.importing.base import Draft, ExternalAdapter, Sniff, content_id
+from fixture_migrate.importing.base import Draft, ImportAdapter, Sniff, content_id
 
 
-class QuizCards(ExternalAdapter):
+class QuizCards(ImportAdapter):
     name = "quiz_cards"
     format = "quiz-cards"
     tag = "quiz-cards"
