@@ -220,7 +220,7 @@ class ConfiguredOptions(Options):
         root_given: bool = False,
     ) -> None:
         super().__init__(repo_root, skill, py_names)
-        self.root_given = root_given  # named by --repo-root or `repo-root`: see `writes.check_inside`
+        self.root_given = root_given  # named by --repo-root or `repo-root`: see `files.root.check_inside`
         self.skills = skills
         self.selection = selection
         self.config_path = config_path

@@ -82,7 +82,7 @@ class ExportRequest:
     force: bool = False
     """Replace a DEST that is not this export's own earlier output, listing its replaced
     records as losses (`exporting.checks.refuse_foreign_dest`)."""
-    root_given: bool = False  # the root was named (see `writes.check_inside`)
+    root_given: bool = False  # the root was named (see `files.root.check_inside`)
 
 
 @dataclass

@@ -44,12 +44,12 @@ def iter_files(
     is processed once however many links lead to it.
 
     With `root` (the repo root), each directory is opened under its root rule
-    (`writes.open_directory`, then `writes.open_below` one level at a time) and held
-    open while the walk yields its files (`writes.hold_directory`): a read of one of them
+    (`root.open_directory`, then `root.open_below` one level at a time) and held
+    open while the walk yields its files (`root.hold_directory`): a read of one of them
     in the meantime opens it relative to that directory, once, instead of walking from
     the root again. The walk is iterative and holds at most `HELD_LEVELS` directories
     open however deep the tree is. A named path outside `root` yields its error
-    (`writes.check_inside`, with `root_given`) and is not walked.
+    (`root.check_inside`, with `root_given`) and is not walked.
     """
     paths = list(paths)
     roots = [Path(os.path.realpath(path)) for path in paths if path.is_dir()]

@@ -90,7 +90,7 @@ class ImportRequest:
     diff: bool = False
     check: bool = False
     config_path: Path | None = None
-    root_given: bool = False  # the root was named (see `writes.check_inside`)
+    root_given: bool = False  # the root was named (see `files.root.check_inside`)
 
 
 @dataclass
