@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.cli.app import main
-from fixture_migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, load_document, nesting_depth
-from fixture_migrate.formats import limits
+from fixture_migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, limits, load_document, nesting_depth
 from fixture_migrate.formats.json_text import parse_spans
 
 from tests.helpers import migrate_sample, plan

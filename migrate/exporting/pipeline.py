@@ -49,6 +49,8 @@ from fixture_migrate.exporting.checks import (
 from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import render
 from fixture_migrate.exporting.rederive import derive, unchanged
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 from fixture_migrate.importing.base import (
     ABSENT,
     DROPPED,
@@ -61,8 +63,6 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.files.reads import read_fixture
-from fixture_migrate.files.root import check_inside, resolve_target
 
 
 @dataclass(frozen=True)

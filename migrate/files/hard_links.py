@@ -28,6 +28,7 @@ from pathlib import Path
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.root import _same_file
 
+
 class HardLinks:
     """Finds every name of a hard-linked file under a repo root.
 

@@ -42,8 +42,8 @@ from fixture_migrate.files.root import (
 )
 from fixture_migrate.files.steps import _step, _uninterrupted
 from fixture_migrate.files.writes import (
-    TEMP_SUFFIX,
     _RENAME_NOREPLACE,
+    TEMP_SUFFIX,
     _check_writable_at,
     _create,
     _open_target,
@@ -51,6 +51,7 @@ from fixture_migrate.files.writes import (
     _temp_name,
     _write_temp,
 )
+
 
 @_uninterrupted
 def move_file(

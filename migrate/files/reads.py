@@ -19,6 +19,7 @@ from fixture_migrate.files.root import _open_for_reading, _reason
 from fixture_migrate.formats import limits
 from fixture_migrate.formats.limits import SizeLimit
 
+
 def _read_all(fd: int, limit: SizeLimit) -> bytes:
     """All bytes of the regular file `fd`, just opened, at most `limit.bytes`."""
     info = os.fstat(fd)

@@ -8,7 +8,6 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 from fixture_migrate.files.ignore import GitIgnore
 from fixture_migrate.files.root import (
     check_inside,
@@ -19,6 +18,7 @@ from fixture_migrate.files.root import (
     resolve_target,
 )
 from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 

@@ -46,6 +46,9 @@ from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.contract.validate import RefChecker, validate_cases
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from fixture_migrate.importing.base import (
     ABSENT,
@@ -59,9 +62,6 @@ from fixture_migrate.importing.base import (
     unique_ids,
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
-from fixture_migrate.files.paths import relative_source
-from fixture_migrate.files.reads import read_fixture
-from fixture_migrate.files.root import check_inside, resolve_target
 
 AUTO = "auto"
 

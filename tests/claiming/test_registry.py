@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from fixture_migrate.claiming import registry
 from fixture_migrate.adapting.protocol import Adapter, FamilyAdapter
+from fixture_migrate.claiming import registry
 from fixture_migrate.claiming.registry import (
     BUILTIN_ADAPTERS,
     IMPORT_ADAPTERS,

@@ -9,7 +9,6 @@ import stat
 
 import pytest
 from fixture_migrate.errors import FixtureError
-
 from fixture_migrate.files.hard_links import HardLinks
 from fixture_migrate.files.writes import write_atomic
 

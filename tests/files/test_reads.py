@@ -7,10 +7,9 @@ import os
 
 import pytest
 from fixture_migrate.errors import FixtureError
-
-from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
 from fixture_migrate.files.reads import read_fixture, read_head
 from fixture_migrate.formats.limits import MAX_FILE_BYTES
+from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
 
 from tests.files import OLD
 

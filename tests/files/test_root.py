@@ -7,7 +7,6 @@ import os
 
 import pytest
 from fixture_migrate.errors import FixtureError
-
 from fixture_migrate.files.root import resolve_target
 from fixture_migrate.files.writes import write_atomic
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.errors import FixtureError
-
 from fixture_migrate.files import writes
 from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic, write_new
 

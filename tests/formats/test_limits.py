@@ -8,8 +8,8 @@ import os
 import pytest
 from fixture_migrate.cli.app import main
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats.limits import SIZE_LIMITS, max_bytes, size_variable
 from fixture_migrate.formats import limits
+from fixture_migrate.formats.limits import SIZE_LIMITS, max_bytes, size_variable
 
 PYTHON_CASE = "    {'name': 'x', 'user_intent': 'y', 'expected': 'z'},\n"
 

@@ -24,9 +24,9 @@ import pytest
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.report import Report
 from fixture_migrate.files import steps
-from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.files.steps import STEPS
 from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.migration.engine import Engine, Options
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule

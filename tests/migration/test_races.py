@@ -21,10 +21,11 @@ from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.files import reads, root as files_root, steps, writes
-from fixture_migrate.migration.engine import Options
+from fixture_migrate.files import reads, steps, writes
+from fixture_migrate.files import root as files_root
 from fixture_migrate.files.moves import move_file, remove_file
 from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic
+from fixture_migrate.migration.engine import Options
 
 ROOT = Path(__file__).resolve().parents[2]
 JSONL = (ROOT / "examples" / "legacy" / "output-cases.jsonl").read_bytes()

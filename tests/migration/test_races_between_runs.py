@@ -16,9 +16,10 @@ import pytest
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
-from fixture_migrate.files import root as files_root, steps, writes
-from fixture_migrate.migration.engine import Options
+from fixture_migrate.files import root as files_root
+from fixture_migrate.files import steps, writes
 from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.migration.engine import Options
 
 ROOT = Path(__file__).resolve().parents[2]
 JSONL = (ROOT / "examples" / "legacy" / "output-cases.jsonl").read_bytes()

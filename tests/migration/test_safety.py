@@ -24,10 +24,10 @@ from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
 from fixture_migrate.contract.validate import RefChecker
-from fixture_migrate.migration import engine
 from fixture_migrate.files import walk
-from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.migration import engine
+from fixture_migrate.migration.engine import Engine, Options
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "legacy"
