@@ -62,7 +62,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -139,7 +139,7 @@ def _golden_list(data: Any) -> tuple[str, list[Any]] | None:
     return found[0] if len(found) == 1 else None
 
 
-class DeepEvalAdapter(ExternalAdapter):
+class DeepEvalAdapter(ImportAdapter):
     name = "deepeval"
     format = "deepeval"
     tag = "deepeval"

@@ -41,7 +41,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -74,7 +74,7 @@ def _is_sample(record: Any) -> bool:
     )
 
 
-class InspectAdapter(ExternalAdapter):
+class InspectAdapter(ImportAdapter):
     name = "inspect_ai"
     format = "inspect"
     tag = "inspect-ai"

@@ -36,7 +36,7 @@ from fixture_migrate.importing.base import (
     METADATA,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -63,7 +63,7 @@ def _has_inputs(record: Any) -> bool:
     return isinstance(record, dict) and isinstance(record.get("inputs"), dict)
 
 
-class LangSmithAdapter(ExternalAdapter):
+class LangSmithAdapter(ImportAdapter):
     name = "langsmith"
     format = "langsmith"
     tag = "langsmith"

@@ -51,7 +51,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -112,7 +112,7 @@ def _is_registry(data: Any) -> bool:
     )
 
 
-class OpenAIEvalsAdapter(ExternalAdapter):
+class OpenAIEvalsAdapter(ImportAdapter):
     name = "openai_evals"
     format = "openai-evals"
     tag = "openai-evals"

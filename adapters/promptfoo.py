@@ -2,9 +2,11 @@
 the tests files it loads, or tests files alone (a YAML/JSON list, JSON Lines, or CSV),
 imported with `fixture-migrate import --from promptfoo`. One config per import.
 
-(Some 610 lines, over the ~500 the project aims for: a promptfoo config reaches its tests
-through several kinds of reference (`file://` paths, globs, vars files, assertion values),
-and each is resolved, read and kept inside the config's folder here.)
+(Some 1,050 lines, over the ~500 the project aims for: a promptfoo config reaches its
+tests through several kinds of reference (`file://` paths, globs, vars files, assertion
+values), and each is resolved, read and kept inside the config's folder here; the export
+back to promptfoo (about 300 lines from `record_of` on) resolves the same references the
+same way, so both sides stay in the one module that knows the format.)
 
 **What is read.** The config's `tests` (inline tests, `file://` paths and globs, in
 order; glob matches sorted) and `defaultTest` (inline or `file://`); inside tests
@@ -85,7 +87,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -478,7 +480,7 @@ def _merge(defaults: dict[str, Any], test: dict[str, Any]) -> tuple[dict[str, An
     return effective, len(inherited)
 
 
-class PromptfooAdapter(ExternalAdapter):
+class PromptfooAdapter(ImportAdapter):
     name = "promptfoo"
     format = "promptfoo"
     tag = "promptfoo"

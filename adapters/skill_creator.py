@@ -64,7 +64,7 @@ from fixture_migrate.importing.base import (
     TEXT,
     Draft,
     ExportContext,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -134,7 +134,7 @@ def _is_keyword_list(data: Any) -> bool:
     )
 
 
-class SkillCreatorAdapter(ExternalAdapter):
+class SkillCreatorAdapter(ImportAdapter):
     name = "skill_creator"
     format = "skill-creator"
     tag = "skill-creator"

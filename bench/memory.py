@@ -15,7 +15,7 @@ low, even below zero; the larger sizes are the ones to go by.)
     python bench/memory.py --tiny                  # cases of a few bytes: the most memory per MiB
     python bench/memory.py --quick                 # a smoke run (tests/test_bench.py)
 
-README "Safety" quotes a run of it; `fixture_migrate.formats.SIZE_LIMITS` holds the
+README "Safety" quotes a run of it; `fixture_migrate.formats.limits.SIZE_LIMITS` holds the
 limits chosen from it.
 """
 

@@ -48,9 +48,9 @@ from fixture_migrate.adapting.protocol import Context
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
 from fixture_migrate.migration.engine import Options
-from fixture_migrate.migration.ignore import GitIgnore
-from fixture_migrate.migration.paths import find_repo_root, relative_source
-from fixture_migrate.migration.walk import iter_files
+from fixture_migrate.files.ignore import GitIgnore
+from fixture_migrate.files.paths import find_repo_root, relative_source
+from fixture_migrate.files.walk import iter_files
 from fixture_migrate.slots import Record
 
 NEWLINE = b"\n"
@@ -229,7 +229,7 @@ class ConfiguredOptions(Options):
         root_given: bool = False,
     ) -> None:
         super().__init__(repo_root, skill, py_names)
-        self.root_given = root_given  # named by --repo-root or `repo-root`: see `writes.check_inside`
+        self.root_given = root_given  # named by --repo-root or `repo-root`: see `files.root.check_inside`
         self.skills = skills
         self.selection = selection
         self.config_path = config_path

@@ -13,8 +13,8 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.contract.validate import RefChecker, validate_cases
+from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.formats import load_document
-from fixture_migrate.migration.diff import render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, reference_cases
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.cli.app import main
-from fixture_migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, load_document, nesting_depth
+from fixture_migrate.formats import MAX_DEPTH, MAX_INT_DIGITS, SYNTAX_BY_SUFFIX, limits, load_document, nesting_depth
 from fixture_migrate.formats.json_text import parse_spans
-from fixture_migrate.migration import writes
 
 from tests.helpers import migrate_sample, plan
 
@@ -256,7 +255,7 @@ def test_a_200_mb_file_is_refused_with_bounded_memory(tmp_path):
 
 
 def test_the_size_limit_applies_to_every_command(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(writes, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 100)
     small, large = tmp_path / "small.json", tmp_path / "large.json"
     small.write_text('{"schema_version": "prompt-examples/v1", "examples": []}')
     large.write_text(legacy())

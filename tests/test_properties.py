@@ -411,7 +411,7 @@ PATH = "skills/demo/evals/cases.json"
 
 
 def test_every_family_is_generated():
-    from fixture_migrate.adapting.registry import default_registry
+    from fixture_migrate.claiming.registry import default_registry
 
     claimed = set()
     for version, (case_key, _, _) in FAMILIES.items():

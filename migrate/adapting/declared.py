@@ -43,7 +43,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.importing.base import (
     ABSENT,
     Draft,
-    ExternalAdapter,
+    ImportAdapter,
     Job,
     Sniff,
     Source,
@@ -74,7 +74,7 @@ class MappedAdapterError(FixtureError):
         self.path = path
 
 
-class MappedAdapter(ExternalAdapter):
+class MappedAdapter(ImportAdapter):
     """An import adapter made from one pyproject table (see the module docstring)."""
 
     def __init__(self, name: str, table: dict[str, Any]) -> None:

@@ -39,9 +39,9 @@ from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.case_mapper import FILLABLE, CaseMapper
 from fixture_migrate.adapting.local import bare_list_file, file_skill, trigger_cases
 from fixture_migrate.adapting.protocol import Context
+from fixture_migrate.files.paths import relative_source
 from fixture_migrate.formats import Unit
 from fixture_migrate.formats.target import Node, Obj, Src
-from fixture_migrate.migration.paths import relative_source
 
 
 class DeclaredFamily:

@@ -7,7 +7,7 @@ One typer command per subcommand, each with the help text of its own options; th
 options the subcommands share are declared in `fixture_migrate.cli.options`, the
 commands `import` and `export` in `fixture_migrate.cli.app_exchange` and the group
 `cache` in `fixture_migrate.cli.app_cache`. The commands hold no logic. `main` is the
-console script's entry point. The module runs past 500 lines because each command carries
+console script's entry point. The module runs to some 580 lines because each command carries
 its own help text and options, which `--help` shows as written here.
 """
 
@@ -20,7 +20,7 @@ from typing import Annotated
 
 import typer
 from fixture_migrate import __version__
-from fixture_migrate.adapting.registry import RegistryError
+from fixture_migrate.claiming.registry import RegistryError
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
@@ -43,7 +43,7 @@ from fixture_migrate.cli.options import (
     say_error,
 )
 from fixture_migrate.cli.output import github_stream, make_report, output_stream
-from fixture_migrate.migration.parallel import default_jobs
+from fixture_migrate.files.parallel import default_jobs
 
 
 COMPLETE_VAR = "_FIXTURE_MIGRATE_COMPLETE"

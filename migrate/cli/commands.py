@@ -32,10 +32,10 @@ from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import render_file_diff
+from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
-from fixture_migrate.migration.parallel import Done, ordered_map
-from fixture_migrate.migration.paths import diff_name
+from fixture_migrate.files.parallel import Done, ordered_map
+from fixture_migrate.files.paths import diff_name
 from fixture_migrate.slots import Record
 
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
@@ -566,7 +566,7 @@ def run_schema(*, out: TextIO) -> int:
 
 def run_adapters(*, out: TextIO) -> int:
     """Print the registered adapters, one line each, in detection order."""
-    from fixture_migrate.adapting.registry import default_registry
+    from fixture_migrate.claiming.registry import default_registry
 
     adapters = list(default_registry())
     width = max(len(adapter.name) for adapter in adapters)

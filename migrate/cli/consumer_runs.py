@@ -35,9 +35,9 @@ def run_consumers(
     under `paths`; returns the exit code (0 none left, 1 some left, 2 an error)."""
     from fixture_migrate.consumers.findings import FIX, References
     from fixture_migrate.consumers.run import code_files, fixed_text, read_code
-    from fixture_migrate.migration.diff import render_file_diff
-    from fixture_migrate.migration.paths import diff_name
-    from fixture_migrate.migration.writes import write_atomic
+    from fixture_migrate.files.diff import render_file_diff
+    from fixture_migrate.files.paths import diff_name
+    from fixture_migrate.files.writes import write_atomic
 
     from fixture_migrate.consumers.run import targets_inside
 

@@ -129,11 +129,11 @@ def run_detect(
 
 
 def run_suggest(paths: Sequence[Path], options: Options, *, out: TextIO, report: Report) -> int:
-    """Print a drafted adapter table (`fixture_migrate.adapting.suggest`) per local family
+    """Print a drafted adapter table (`fixture_migrate.claiming.suggest`) per local family
     found under `paths`: files no known family claims, grouped by file name and shape.
     Files a known family, the canonical pass-through or a declared family already claims
     are passed over (and named with `-v`); a file that cannot be read is an error."""
-    from fixture_migrate.adapting.suggest import UnwritableName, draft_table, family_name, shape_of
+    from fixture_migrate.claiming.suggest import UnwritableName, draft_table, family_name, shape_of
 
     reader = Reader(Engine(options))
     groups: dict[tuple[Any, ...], tuple[list[Path], list[Any]]] = {}

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, TextIO
 from fixture_migrate.cli import output
 from fixture_migrate.cli.jsontext import byte_writer, dump_json, dump_json_bytes, json_lines
 from fixture_migrate.contract import rules as c
-from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.files.diff import escape_text
 
 Found = Sequence[tuple[dict[str, Any], Any]]
 """The validation errors of one file: `(error object, (line, column) or None)` pairs."""
@@ -58,7 +58,7 @@ class Emitter:
 
     def file_name(self, path: Path) -> str:
         """`path` relative to the repository root, as an annotation names it."""
-        from fixture_migrate.migration.paths import relative_source
+        from fixture_migrate.files.paths import relative_source
 
         return relative_source(path, self.root)
 

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, TextIO
 from fixture_migrate.cli.emitters import emitter_for
 from fixture_migrate.cli.report import Report
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import render_file_diff
-from fixture_migrate.migration.paths import diff_name
-from fixture_migrate.migration.writes import make_directories, write_atomic
+from fixture_migrate.files.diff import render_file_diff
+from fixture_migrate.files.paths import diff_name
+from fixture_migrate.files.root import make_directories
+from fixture_migrate.files.writes import write_atomic
 
 if TYPE_CHECKING:
     from fixture_migrate.cli.emitters import Emitter

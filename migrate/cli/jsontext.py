@@ -9,7 +9,7 @@ import json
 from typing import Any, TextIO
 
 import orjson
-from fixture_migrate.migration.diff import escape_json
+from fixture_migrate.files.diff import escape_json
 
 _UNSAFE_LEADS = (
     b"\x7f",

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from fixture_migrate.cli.output import inert_line
 from fixture_migrate.config import ConfigError, Settings, resolve
-from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.files.diff import escape_text
 
 
 class NormalizeFormat(StrEnum):
@@ -134,7 +134,7 @@ def resolve_settings(ctx: typer.Context, command: str) -> Settings:
             raise typer.BadParameter("an empty path names nothing; give a file or directory", param_hint="PATHS")
         params["paths"] = [Path(path) for path in params["paths"]]
     given = {name for name in params if _given(ctx, name)}
-    from fixture_migrate.formats import size_limit_problems
+    from fixture_migrate.formats.limits import size_limit_problems
 
     for problem in size_limit_problems():
         say_error(f"fixture-migrate: error: {problem}")

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 
 from fixture_migrate.cli.report import Report, next_step
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.files.diff import escape_text
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -41,7 +41,7 @@ _STYLES = (("+++ ", "bold"), ("--- ", "bold"), ("@@", "cyan"), ("+", "green"), (
 
 
 def write_diff(out: TextIO, diff: str, *, colour: bool | None = None) -> None:
-    """Write a unified diff (from `fixture_migrate.migration.diff.render_diff`, already terminal-safe) to `out`,
+    """Write a unified diff (from `fixture_migrate.files.diff.render_diff`, already terminal-safe) to `out`,
     coloured when `colour` (default: `use_colour(out)`). rich is imported only to colour."""
     if not diff:
         return
@@ -202,7 +202,7 @@ class GithubReport(Report):
 
     def file_name(self, path: Path | str) -> str:
         """`path` relative to the repository root, as GitHub places annotations."""
-        from fixture_migrate.migration.paths import relative_source
+        from fixture_migrate.files.paths import relative_source
 
         return relative_source(Path(path), self.root)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.diff import escape_text
+from fixture_migrate.files.diff import escape_text
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 

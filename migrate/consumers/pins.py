@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
-from fixture_migrate.migration.walk import SKIPPED_DIRS
+from fixture_migrate.files.walk import SKIPPED_DIRS
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
 _HEX = re.compile(rb"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9a-fA-F])")

@@ -18,10 +18,10 @@ from fixture_migrate.consumers.findings import FIX, Finding, References, apply_e
 from fixture_migrate.consumers.moves import FixtureMoves, legacy_versions, migrated_moves, planned_moves
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.engine import Engine
-from fixture_migrate.migration.ignore import GitIgnore
-from fixture_migrate.migration.paths import relative_source
-from fixture_migrate.migration.walk import SKIPPED_DIRS
-from fixture_migrate.migration.writes import read_fixture
+from fixture_migrate.files.ignore import GitIgnore
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.walk import SKIPPED_DIRS
+from fixture_migrate.files.reads import read_fixture
 
 PYTHON_SUFFIXES = frozenset({".py"})
 SCRIPT_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
@@ -76,10 +76,10 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
 
 def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[tuple[Path, FixtureError]]]:
     """The named `paths` that may be read and rewritten, and the refused ones with their
-    error: the root rule (`migration.writes.check_inside`: lexically outside the root is
+    error: the root rule (`files.root.check_inside`: lexically outside the root is
     `path_outside_repo`; leading out through a symlink is `symlink_outside_repo`), and a
     path that does not exist (`io`). The codemod writes only inside the root."""
-    from fixture_migrate.migration.writes import check_inside
+    from fixture_migrate.files.root import check_inside
 
     ok: list[Path] = []
     refused: list[tuple[Path, FixtureError]] = []

@@ -16,7 +16,7 @@ the new file is there. For a person: destructuring, object literals in assertion
 (`toMatchObject`, `toEqual`, `objectContaining`), declared schemas (`z.object`,
 `z.literal`), lists of field names, writes of legacy names and legacy-shaped literals.
 
-The module runs past 500 lines: the binding walk, the reads and the person-only patterns
+The module runs to some 630 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 

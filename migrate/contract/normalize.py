@@ -48,30 +48,6 @@ def normalize_case_id(entry: dict[str, Any], index: int) -> str:
     return f"case-{index + 1}"
 
 
-def normalize_input(entry: dict[str, Any]) -> str:
-    """First non-blank string of `input`, `user_intent`, `input_shape`, `intent`, else `""`."""
-    return c.first_present_string([entry.get(key) for key in c.INPUT_SOURCES])
-
-
-def normalize_expected_outcome(entry: dict[str, Any]) -> Any:
-    """The expected outcome by the reference's precedence (`normalizeExpectedOutcome`).
-
-    The first of `contract.OUTCOME_SOURCES` present (even null) wins; else an object of
-    the `contract.OUTCOME_OBJECT_KEYS` present when one of the triggers is; else None.
-    """
-    for key in c.OUTCOME_SOURCES:
-        if key in entry:
-            return entry[key]
-    if any(key in entry for key in c.OUTCOME_OBJECT_TRIGGERS):
-        return {key: entry[key] for key in c.OUTCOME_OBJECT_KEYS if key in entry}
-    return None
-
-
-def normalize_forbidden_signals(entry: dict[str, Any]) -> list[str]:
-    """`forbidden_signals` then `negative_signal`, non-blank strings, unique."""
-    return c.unique(c.string_array(entry.get("forbidden_signals")) + c.string_array(entry.get("negative_signal")))
-
-
 def normalize_extensions(entry: dict[str, Any]) -> dict[str, Any]:
     """The case's `extensions` plus the `contract.EXTENSION_COPY_KEYS` present (`normalizeExtensions`).
 
@@ -128,9 +104,11 @@ def normalize_payload(
     origin = normalized_from or ("canonical" if version == c.CANONICAL_SCHEMA_VERSION else "legacy_adapter")
 
     cases: list[NormalizedCase] = []
-    # The rules of the functions above, inlined for the common types (this loop runs once
-    # per case of every file `normalize`, `validate` and `migrate` read): `text` is
-    # `is_non_empty_string`, `strings` is `string_array`.
+    # The reference's rules for each field (`normalizeCaseId`, the precedence of input,
+    # expected outcome and forbidden signals, `normalizeExtensions`), written inline for
+    # the common types (this loop runs once per case of every file `normalize`,
+    # `validate` and `migrate` read): `text` is `is_non_empty_string`, `strings` is
+    # `string_array`.
     whitespace, blank_start = c.JS_WHITESPACE, c.JS_WHITESPACE_SET
     is_text = c.is_non_empty_string
 

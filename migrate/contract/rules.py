@@ -255,14 +255,6 @@ def infer_skill(relative_file: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def first_present_string(values: list[Any]) -> str:
-    """The first non-blank string of `values`, else `""` (`firstPresentString`)."""
-    for value in values:
-        if is_non_empty_string(value):
-            return value
-    return ""
-
-
 def is_non_empty_expected(value: Any) -> bool:
     """True when an expected outcome holds a non-blank string somewhere (`isNonEmptyExpected`)."""
     if is_non_empty_string(value):

@@ -133,16 +133,6 @@ def _is_under(path: str, root: str) -> bool:
 _PREFIXES = tuple(c.GENERATED_OR_HISTORICAL_PREFIXES)
 
 
-def _validate_source_refs(entry: NormalizedCase, refs: RefChecker, errors: list[ValidationError]) -> None:
-    source_refs = entry.get("source_refs")
-    if not isinstance(source_refs, list):
-        return
-    source_authority = entry.get("source_ref_authority") == "source"
-    for source_ref in source_refs:
-        for code, message in refs.problems(source_ref, source_authority):
-            errors.append(make_error(code, entry, message))
-
-
 def _ref_problems(source_ref: Any, source_authority: bool, refs: RefChecker) -> list[tuple[str, str]]:
     """`(reason code, message)` of each error one `source_refs` entry makes, in the
     reference's order; `source_authority` whether the case's authority is `source`."""
@@ -232,7 +222,7 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     if isinstance(source_refs, list) and source_refs:
         source_authority = authority == "source"
         problems = refs.problems
-        for source_ref in source_refs:  # `_validate_source_refs`, inlined
+        for source_ref in source_refs:  # each entry's problems, in the reference's order
             for code, message in problems(source_ref, source_authority):
                 errors.append(make_error(code, entry, message))
 

@@ -49,6 +49,8 @@ from fixture_migrate.exporting.checks import (
 from fixture_migrate.exporting.losses import LossReport
 from fixture_migrate.exporting.native import render
 from fixture_migrate.exporting.rederive import derive, unchanged
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 from fixture_migrate.importing.base import (
     ABSENT,
     DROPPED,
@@ -61,7 +63,6 @@ from fixture_migrate.importing.base import (
 )
 from fixture_migrate.importing.pipeline import ImportFailed, find_adapter, import_adapters, same_data
 from fixture_migrate.importing.readers import syntax_for
-from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class ExportRequest:
     force: bool = False
     """Replace a DEST that is not this export's own earlier output, listing its replaced
     records as losses (`exporting.checks.refuse_foreign_dest`)."""
-    root_given: bool = False  # the root was named (see `writes.check_inside`)
+    root_given: bool = False  # the root was named (see `files.root.check_inside`)
 
 
 @dataclass

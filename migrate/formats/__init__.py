@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,63 +45,7 @@ Python strings but no UTF-8 file (or JSON output) can hold."""
 
 MAX_DEPTH = 128
 
-SIZE_LIMITS = {"yaml": 16 << 20, "python": 16 << 20}
-"""The largest YAML and Python file read, in bytes (JSON and JSON Lines files have the 16
-MiB limit of every read, `fixture_migrate.migration.writes.MAX_FILE_BYTES`); a larger
-one is refused before it is read (`too_large`). Planning holds several copies of a file's
-data (parsed values, span tree, rendered text, the re-read of the checks), so memory
-grows with the file at a rate per syntax (`MEMORY_PER_MIB`): at these limits a run
-peaks at about 1.1 GB for a 16 MiB JSON or Python file of tiny cases and 1.2 GB for a
-YAML one (about 800 MB for ordinary cases). A Python module over 64 KiB is read on its
-tokens (`python_tokens`), never into libcst's syntax tree, which would take about 800
-MiB per MiB. `FIXTURE_MIGRATE_MAX_<SYNTAX>_BYTES` (`..._YAML_BYTES=4194304`, or `4MiB`)
-sets the limit of one syntax, JSON's included."""
-
-MEMORY_PER_MIB = {"json": 70, "jsonl": 70, "yaml": 75, "python": 70}
-"""Peak memory, in MiB, per MiB of a fixture of each syntax, at worst: `bench/memory.py
---tiny` (cases of a few bytes a value; ordinary cases take 55, 55, 55 and 50)."""
-
 SYNTAX_NAMES = {"json": "JSON", "jsonl": "JSON Lines", "yaml": "YAML", "python": "Python"}
-
-
-_SIZE_VALUE = re.compile(r"([0-9]+)[ \t]*(KiB|MiB|GiB)?", re.ASCII)
-
-
-def max_bytes(syntax: str, default: int) -> int:
-    """The size limit of `syntax`: the one its environment variable sets (ASCII digits, as
-    bytes or followed by `KiB`, `MiB` or `GiB`), else `SIZE_LIMITS`, else `default`. A set
-    variable holding anything else is an error (`FixtureError`, `bad_size_limit`), never
-    ignored: see `size_limit_problem`."""
-    value = os.environ.get(size_variable(syntax), "").strip()
-    if not value:
-        return SIZE_LIMITS.get(syntax, default)
-    match = _SIZE_VALUE.fullmatch(value)
-    if not match:
-        raise FixtureError(size_limit_problem(syntax) or "", code="bad_size_limit")
-    return int(match.group(1)) << {None: 0, "KiB": 10, "MiB": 20, "GiB": 30}[match.group(2)]
-
-
-def size_limit_problem(syntax: str) -> str | None:
-    """What is wrong with the size-limit variable of `syntax`, or None when it is unset or valid."""
-    variable = size_variable(syntax)
-    value = os.environ.get(variable, "").strip()
-    if not value or _SIZE_VALUE.fullmatch(value):
-        return None
-    return (
-        f"{variable}={value!r} is not a size: give a whole number of bytes in ASCII digits, "
-        "optionally followed by KiB, MiB or GiB (for example 4MiB)"
-    )
-
-
-def size_limit_problems() -> list[str]:
-    """`size_limit_problem` of every fixture syntax that has one."""
-    return [problem for syntax in SYNTAX_NAMES if (problem := size_limit_problem(syntax))]
-
-
-def size_variable(syntax: str) -> str:
-    """The environment variable that sets the size limit of `syntax`."""
-    return f"FIXTURE_MIGRATE_MAX_{syntax.upper()}_BYTES"
-
 
 MAX_NODES = 1_000_000
 """The most values the aliases of a YAML stream (all its documents) may add to those it

@@ -26,10 +26,10 @@ record), `map_case(case, context)` (any other case, what the format cannot hold
 reported through `context.loss`) and, where a file is more than a list of records,
 `export_document(records, context)`; the module passes them to its adapter's
 constructor (`ADAPTER = MyAdapter(record_of=record_of, map_case=map_case)`), and
-`ExternalAdapter`'s methods call what they were given. The import records a record's member order
+`ImportAdapter`'s methods call what they were given. The import records a record's member order
 (`extensions.import.keys`) where `record_of` would give another.
 
-`ExternalAdapter` gives the defaults; third-party adapters subclass it and are
+`ImportAdapter` gives the defaults; third-party adapters subclass it and are
 registered under the entry-point group `fixture_migrate.adapters`.
 
 ## The shared rules (DESIGN.md "Ongoing normalization"; FORMATS.md section 0)
@@ -64,7 +64,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError, MappingError
@@ -79,7 +79,7 @@ OBVIOUS_INPUT_KEYS = ("input", "question", "query", "prompt", "task", "message",
 
 @dataclass(frozen=True)
 class Sniff:
-    """What `ExternalAdapter.sniff` found: `role` "cases" or "aux" with a `detail`; or a
+    """What `ImportAdapter.sniff` found: `role` "cases" or "aux" with a `detail`; or a
     `refusal` (a look-alike that must not be imported); or a `miss` reason (not this format)."""
 
     role: str | None = None
@@ -195,25 +195,10 @@ def _shown(folder: Path) -> str:
     return f"{folder.as_posix().rstrip('/')}/" if str(folder) not in ("", ".") else "./"
 
 
-@runtime_checkable
-class ImportAdapter(Protocol):
-    """An import adapter (see the module docstring)."""
-
-    name: str
-    kind: str
-    summary: str
-    format: str
-    tag: str
-    namespace: str
-    id_rule: str
-
-    def sniff(self, source: Source) -> Sniff | None: ...
-
-    def build(self, sources: list[Source], job: Job) -> list[Draft]: ...
-
-
-class ExternalAdapter:
-    """Defaults for an import adapter: never claims a file in `migrate`, no name hints."""
+class ImportAdapter:
+    """An import adapter (see the module docstring), with its defaults: never claims a file in
+    `migrate`, no name hints, import only. Built-in and third-party import adapters subclass it;
+    a plugin that does not is still taken when it has every member `is_import_adapter` asks."""
 
     kind = "external"
     name = ""
@@ -416,6 +401,18 @@ def outcome_value(value: Any, original: dict[str, Any], key: str) -> Any:
     return c.js_string(value)
 
 
+ExternalAdapter = ImportAdapter
+"""The name `ImportAdapter` had before; plugins written against it keep working."""
+
+_MEMBERS = ("name", "kind", "summary", "format", "tag", "namespace", "id_rule", "sniff", "build")
+
+
+def is_import_adapter(adapter: object) -> bool:
+    """True when `adapter` has every member an import adapter needs (`_MEMBERS`), whether or
+    not it subclasses `ImportAdapter`: the check `import` applies to each registered adapter."""
+    return all(hasattr(adapter, member) for member in _MEMBERS)
+
+
 __all__ = [
     "ABSENT",
     "Draft",
@@ -429,6 +426,7 @@ __all__ = [
     "SourceRecord",
     "canonical_json",
     "content_id",
+    "is_import_adapter",
     "own_id",
     "render_input",
     "render_messages",

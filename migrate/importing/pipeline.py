@@ -46,6 +46,9 @@ from fixture_migrate.contract.conservation import missing_leaves
 from fixture_migrate.contract.normalize import normalize_payload
 from fixture_migrate.contract.validate import RefChecker, validate_cases
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, resolve_target
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from fixture_migrate.importing.base import (
     ABSENT,
@@ -55,11 +58,10 @@ from fixture_migrate.importing.base import (
     Job,
     Sniff,
     canonical_json,
+    is_import_adapter,
     unique_ids,
 )
 from fixture_migrate.importing.readers import Source, SourceError, is_lfs_pointer, read_source, syntax_for
-from fixture_migrate.migration.paths import relative_source
-from fixture_migrate.migration.writes import check_inside, read_fixture, resolve_target
 
 AUTO = "auto"
 
@@ -88,7 +90,7 @@ class ImportRequest:
     diff: bool = False
     check: bool = False
     config_path: Path | None = None
-    root_given: bool = False  # the root was named (see `writes.check_inside`)
+    root_given: bool = False  # the root was named (see `files.root.check_inside`)
 
 
 @dataclass
@@ -124,16 +126,16 @@ def _fail(path: Path | str, message: str, code: str, **where: Any) -> ImportFail
 
 
 def import_adapters(repo_root: Path, config_path: Path | None = None) -> list[ImportAdapter]:
-    """Every import adapter: the built-in ones and plugins (`fixture_migrate.adapting.registry`), then the
+    """Every import adapter: the built-in ones and plugins (`fixture_migrate.claiming.registry`), then the
     field mappings of `[tool.fixture-migrate.adapters.NAME]` in `config_path` (by default
     `repo_root/pyproject.toml`).
 
     Raises `ImportFailed` for a bad pyproject table or a name that is taken.
     """
     from fixture_migrate.adapting.declared import MappedAdapterError, mapped_adapters
-    from fixture_migrate.adapting.registry import default_registry
+    from fixture_migrate.claiming.registry import default_registry
 
-    found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and isinstance(a, ImportAdapter)]
+    found = [a for a in default_registry() if getattr(a, "kind", None) == "external" and is_import_adapter(a)]
     seen: dict[str, str] = {}
     for adapter in found:
         for key in {_key(adapter.format), _key(adapter.name)}:

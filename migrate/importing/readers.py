@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.files.reads import read_fixture
 from fixture_migrate.formats import BOM, decode_text, syntax_of
-from fixture_migrate.migration.writes import MAX_FILE_BYTES, limit_for, read_fixture
+from fixture_migrate.formats.limits import MAX_FILE_BYTES, limit_for
 
 IMPORT_ONLY_SUFFIXES = {".ndjson": "jsonl", ".csv": "csv"}
 """File suffix -> syntax of what an import reads beyond fixture files. An import source

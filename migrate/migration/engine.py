@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
-from fixture_migrate.adapting.registry import Registry, migration_registry
+from fixture_migrate.claiming.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError
@@ -32,19 +32,14 @@ from fixture_migrate.formats import (
     load_document,
 )
 from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_unchanged, materialize, moved_paths
-from fixture_migrate.migration.paths import relative_source
+from fixture_migrate.files.hard_links import HardLinks
+from fixture_migrate.files.moves import move_file
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import check_inside, pin_root, resolve_target
+from fixture_migrate.files.writes import check_new, write_atomic
+from fixture_migrate.formats.limits import limit_for
 from fixture_migrate.migration.unreadable import in_skill_evals
-from fixture_migrate.migration.writes import (
-    HardLinks,
-    check_new,
-    limit_for,
-    move_file,
-    pin_root,
-    check_inside,
-    read_fixture,
-    resolve_target,
-    write_atomic,
-)
 from fixture_migrate.slots import Record
 
 if TYPE_CHECKING:
@@ -339,8 +334,8 @@ class Engine:
 
     def read(self, path: Path) -> bytes:
         """The bytes of `path`: a regular file within its syntax's size limit
-        (`fixture_migrate.formats.size_limit`), read under the root rule
-        (`fixture_migrate.migration.writes.read_fixture`). Raises `FixtureError`."""
+        (`fixture_migrate.formats.limits.limit_for`), read under the root rule
+        (`fixture_migrate.files.reads.read_fixture`). Raises `FixtureError`."""
         check_inside(path, self.options.repo_root, root_given=getattr(self.options, "root_given", False))
         return read_fixture(path, limit=limit_for(path), root=self.options.repo_root)
 
@@ -348,7 +343,7 @@ class Engine:
         """Read `path` and work out its migration, checked, without writing anything.
 
         Errors of the file are returned in the result (status "error"), not raised. A
-        symlink leading outside the repo root is refused, as `fixture_migrate.migration.writes` refuses it.
+        symlink leading outside the repo root is refused, as `fixture_migrate.files.root` refuses it.
 
         With a cache, a file whose bytes (and path) a verdict is cached for takes that
         verdict, without its bytes; a "changed" verdict only with `reuse_changes` (a run
@@ -519,9 +514,9 @@ class Engine:
     def apply(self, result: FileResult) -> None:
         """Write a planned change (status "changed"); raises `FixtureError` when it cannot.
 
-        The file is replaced atomically (`fixture_migrate.migration.writes.write_atomic`)
+        The file is replaced atomically (`fixture_migrate.files.writes.write_atomic`)
         unless its bytes changed since it was planned. A JSONL file's migration is created
-        beside it and the original removed (`fixture_migrate.migration.writes.move_file`:
+        beside it and the original removed (`fixture_migrate.files.moves.move_file`:
         never over an existing file; the original is checked again right before and right
         after its removal, and kept when it changed); a rerun after an interruption
         between the two finds the new file in place and just removes the original.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fixture_migrate.claiming.rules import UNCLAIMED, Claim
 from fixture_migrate.adapting.protocol import Adapter
-from fixture_migrate.adapting.registry import load_builtin
+from fixture_migrate.claiming.registry import load_builtin
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import (

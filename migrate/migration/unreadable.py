@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.writes import read_head
+from fixture_migrate.files.reads import read_head
 
 UNREADABLE = frozenset(
     {

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.claiming.rules import CLAIMED, NOT_FIXTURE, OTHER_TOOL, UNCLAIMED, decide
-from fixture_migrate.adapting.registry import migration_registry
+from fixture_migrate.claiming.registry import migration_registry
 from fixture_migrate.cli.app import main
 from fixture_migrate.formats import Unit
 

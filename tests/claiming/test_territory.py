@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.suggest import escape_glob
+from fixture_migrate.claiming.suggest import escape_glob
 from fixture_migrate.cli.app import main
 from fixture_migrate.config import compile_glob
 

@@ -167,7 +167,7 @@ def _one_table(draft: str, name: str) -> dict:
     list_keys=st.lists(_HOSTILE_TEXT, max_size=3, unique=True),
 )
 def test_a_draft_parses_to_exactly_the_table_it_announces(file_names, keys, records_key, list_keys):
-    from fixture_migrate.adapting.suggest import Shape, draft_table
+    from fixture_migrate.claiming.suggest import Shape, draft_table
 
     base = Path("/repo")
     paths = [base / "evals" / f"{name}.json" for name in file_names]
@@ -206,7 +206,7 @@ def test_a_key_that_closes_a_string_cannot_break_the_draft(tmp_path, capsys):
 
 
 def test_a_lone_surrogate_is_a_one_character_glob_in_a_name_and_refused_in_a_key():
-    from fixture_migrate.adapting.suggest import Shape, UnwritableName, draft_table
+    from fixture_migrate.claiming.suggest import Shape, UnwritableName, draft_table
 
     base = Path("/repo")
     records = [{"id": "a", "input": "hi"}]

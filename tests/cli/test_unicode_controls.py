@@ -11,7 +11,7 @@ import unicodedata
 import pytest
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.jsontext import dump_json
-from fixture_migrate.migration.diff import REORDERING, escape_json, escape_text, render_diff
+from fixture_migrate.files.diff import REORDERING, escape_json, escape_text, render_diff
 
 BIDI_CONTROL = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
 """Unicode's Bidi_Control property (PropList.txt), all twelve."""
@@ -105,7 +105,7 @@ def test_a_hidden_tag_message_in_a_file_name_is_shown_in_messages(tmp_path, caps
 
 def test_every_character_escape_json_rewrites_is_found_by_dump_json():
     from fixture_migrate.cli.jsontext import _UNSAFE_LEADS
-    from fixture_migrate.migration.diff import _UNSAFE
+    from fixture_migrate.files.diff import _UNSAFE
 
     for code in range(0x110000):
         if 0xD800 <= code < 0xE000 or not _UNSAFE.match(chr(code)) or code < 0x20:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.importing.base import (
-    ExternalAdapter,
+    ImportAdapter,
     canonical_json,
     content_id,
     origin_syntax,
@@ -87,7 +87,7 @@ def test_require_object_names_the_record():
 
 
 def test_external_adapters_never_claim_and_refuse_to_migrate():
-    class Mine(ExternalAdapter):
+    class Mine(ImportAdapter):
         name, format = "mine", "mine"
 
     adapter = Mine()
@@ -110,7 +110,7 @@ def test_origin_syntax_reads_the_import_suffix_table(source_file, syntax):
 def test_export_steps_are_the_functions_the_adapter_was_given():
     from fixture_migrate.adapters import deepeval
 
-    class Mine(ExternalAdapter):
+    class Mine(ImportAdapter):
         name, format = "mine", "mine"
 
     with pytest.raises(NotImplementedError):
@@ -124,3 +124,25 @@ def test_export_steps_are_the_functions_the_adapter_was_given():
     assert deepeval.DeepEvalAdapter()._map_case is None
     with pytest.raises(NotImplementedError):
         deepeval.DeepEvalAdapter().map_case({}, None)
+
+
+def test_import_adapter_is_the_one_name_and_the_old_one_still_works() -> None:
+    from fixture_migrate.importing import base
+
+    assert base.ExternalAdapter is base.ImportAdapter
+
+    class Duck:  # a plugin that does not subclass ImportAdapter but has every member
+        name = kind = summary = format = tag = namespace = id_rule = "duck"
+
+        def sniff(self, source):
+            return None
+
+        def build(self, sources, job):
+            return []
+
+    assert base.is_import_adapter(Duck())
+    assert base.is_import_adapter(base.ImportAdapter())
+    assert not base.is_import_adapter(object())
+    incomplete = Duck()
+    Duck.id_rule = property(lambda self: (_ for _ in ()).throw(AttributeError("id_rule")))
+    assert not base.is_import_adapter(incomplete)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixture_migrate.adapting.registry import forget as forget_registries
+from fixture_migrate.claiming.registry import forget as forget_registries
 from fixture_migrate.cli.app import main
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats.json_format import JsonDocument
@@ -424,10 +424,10 @@ def test_an_update_in_place_is_the_new_data_in_the_layout_a_fresh_import_has(old
 QUIZ_PLUGIN = '''
 """A tiny import adapter shipped by a third-party distribution."""
 
-from fixture_migrate.importing.base import Draft, ExternalAdapter, Sniff, content_id
+from fixture_migrate.importing.base import Draft, ImportAdapter, Sniff, content_id
 
 
-class QuizCards(ExternalAdapter):
+class QuizCards(ImportAdapter):
     name = "quiz_cards"
     format = "quiz-cards"
     tag = "quiz-cards"
@@ -604,7 +604,7 @@ def test_an_alias_bomb_or_an_oversized_source_is_refused_unread(capsys, repo, mo
     config.write_text(text + "tests:\n  - vars: {question: hi, bomb: *i}\n")
     code, _, err = run(capsys, "import", config, "--out", repo / DEST, "--repo-root", repo)
     assert code == 2 and "expands to more than 1,000,000 values" in err
-    monkeypatch.setattr("fixture_migrate.migration.writes.MAX_FILE_BYTES", 64)
+    monkeypatch.setattr("fixture_migrate.formats.limits.MAX_FILE_BYTES", 64)
     code, _, err = do_import(capsys, repo)
     assert code == 2 and "[too_large]" in err
     assert not (repo / DEST).exists()

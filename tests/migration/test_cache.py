@@ -375,7 +375,7 @@ def test_an_edited_plugin_of_the_same_version_changes_the_key(tmp_path, monkeypa
     # An editable install keeps its version while its code changes.
     from importlib.metadata import EntryPoint
 
-    from fixture_migrate.adapting import registry
+    from fixture_migrate.claiming import registry
     from fixture_migrate.migration.engine import Options
 
     module = tmp_path / "plugin_of_cache_test.py"
@@ -562,7 +562,7 @@ def test_a_plugins_whole_package_is_in_the_key(tmp_path, monkeypatch, edited):
     # subpackage and a data file beside it: editing either changes the key.
     from importlib.metadata import EntryPoint
 
-    from fixture_migrate.adapting import registry
+    from fixture_migrate.claiming import registry
     from fixture_migrate.migration.engine import Options
 
     package = tmp_path / "plugin_pkg_of_cache_test"

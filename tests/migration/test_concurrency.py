@@ -1,7 +1,7 @@
 """A state machine that runs `migrate` over a small tree while another writer edits,
 appends, renames, swaps the folder for a symlink, kills the run, or runs a second
 migrate over the same tree, each exactly at one step of the write path
-(`writes.set_step_hook`). After every step, no byte of any
+(`steps.set_step_hook`). After every step, no byte of any
 fixture is lost: each file is the last version its writer left, or that version
 migrated (a JSON Lines file: the file, or its `.json`, or both after a kill between
 the two), and nothing outside the repo root has changed.
@@ -23,9 +23,10 @@ from pathlib import Path
 import pytest
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.report import Report
-from fixture_migrate.migration import writes
+from fixture_migrate.files import steps
+from fixture_migrate.files.steps import STEPS
+from fixture_migrate.files.writes import TEMP_SUFFIX
 from fixture_migrate.migration.engine import Engine, Options
-from fixture_migrate.migration.writes import STEPS, TEMP_SUFFIX
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -86,7 +87,7 @@ class MigrateUnderConcurrentWriters(RuleBasedStateMachine):
         self.counter = 0
 
     def teardown(self) -> None:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
         shutil.rmtree(self.top, ignore_errors=True)
 
     # -- the model ------------------------------------------------------------------------
@@ -165,7 +166,7 @@ class MigrateUnderConcurrentWriters(RuleBasedStateMachine):
                             if data is not None:
                                 written.write_bytes(data)
 
-                writes.set_step_hook(hook)
+                steps.set_step_hook(hook)
                 code = commands.run_migrate(
                     [self.root],
                     Options(repo_root=self.root),

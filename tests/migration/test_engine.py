@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.adapting.protocol import FamilyAdapter
-from fixture_migrate.adapting.registry import Registry
+from fixture_migrate.claiming.registry import Registry
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Obj, Src, Val
 from fixture_migrate.migration import engine as engine_module

@@ -1,5 +1,5 @@
 """Races, made deterministic: the write path is paused at a named step
-(`writes.set_step_hook`) and another writer edits, appends, removes or swaps exactly
+(`steps.set_step_hook`) and another writer edits, appends, removes or swaps exactly
 there. Whatever it does, no byte of its is lost, nothing outside the repo root is
 touched, and the run says what happened (`changed_meanwhile`, `symlink_outside_repo`).
 
@@ -21,9 +21,11 @@ from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration import writes
+from fixture_migrate.files import reads, steps, writes
+from fixture_migrate.files import root as files_root
+from fixture_migrate.files.moves import move_file, remove_file
+from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic
 from fixture_migrate.migration.engine import Options
-from fixture_migrate.migration.writes import TEMP_SUFFIX, move_file, remove_file, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 JSONL = (ROOT / "examples" / "legacy" / "output-cases.jsonl").read_bytes()
@@ -46,11 +48,11 @@ def at_step() -> Iterator[Callable[[str, Callable[[], None]], list[str]]]:
                 done[0] = True
                 action()
 
-        writes.set_step_hook(hook)
+        steps.set_step_hook(hook)
         return seen
 
     yield install
-    writes.set_step_hook(None)
+    steps.set_step_hook(None)
 
 
 def run_migrate(root: Path, *paths: Path) -> tuple[int, str]:
@@ -241,7 +243,7 @@ def test_a_directory_swapped_before_the_write_starts_is_refused_as_outside(tree,
     root, evals, outside = tree
     (evals / "c.json").write_bytes(LEGACY)
     (outside / "c.json").write_bytes(LEGACY)
-    real_resolve = writes.resolve_target
+    real_resolve = files_root.resolve_target
     swap = swap_for_symlink(evals, outside)
 
     def resolve_then_swap(path, root_):
@@ -260,7 +262,7 @@ def test_a_read_never_follows_a_directory_swapped_after_the_check(tree, monkeypa
     root, evals, outside = tree
     (evals / "c.json").write_bytes(LEGACY)
     (outside / "c.json").write_bytes(b'{"secret": "outside"}')
-    real_resolve = writes.resolve_target
+    real_resolve = files_root.resolve_target
     swap = swap_for_symlink(evals, outside)
 
     def resolve_then_swap(path, root_):
@@ -268,9 +270,9 @@ def test_a_read_never_follows_a_directory_swapped_after_the_check(tree, monkeypa
         swap()
         return found
 
-    monkeypatch.setattr(writes, "resolve_target", resolve_then_swap)
+    monkeypatch.setattr(files_root, "resolve_target", resolve_then_swap)
     with pytest.raises(FixtureError) as caught:
-        writes.read_fixture(evals / "c.json", root=root)
+        reads.read_fixture(evals / "c.json", root=root)
     assert caught.value.code == "symlink_outside_repo"
 
 

@@ -1,6 +1,6 @@
 """Races a single writer cannot cause: two migrate runs on one tree, an editor's save by
 rename between the last check and the rename, the repo root itself swapped, a hard-linked
-JSON Lines file, a signal mid-move. Each is made deterministic with `writes.set_step_hook`
+JSON Lines file, a signal mid-move. Each is made deterministic with `steps.set_step_hook`
 (or by running the other writer inside the last check) and checked for lost bytes.
 """
 
@@ -16,9 +16,10 @@ import pytest
 from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
-from fixture_migrate.migration import writes
+from fixture_migrate.files import root as files_root
+from fixture_migrate.files import steps, writes
+from fixture_migrate.files.writes import TEMP_SUFFIX
 from fixture_migrate.migration.engine import Options
-from fixture_migrate.migration.writes import TEMP_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
 JSONL = (ROOT / "examples" / "legacy" / "output-cases.jsonl").read_bytes()
@@ -46,10 +47,10 @@ def at_step() -> Iterator[Callable[[str, Callable[[], None]], None]]:
                 done[0] = True
                 action()
 
-        writes.set_step_hook(hook)
+        steps.set_step_hook(hook)
 
     yield install
-    writes.set_step_hook(None)
+    steps.set_step_hook(None)
 
 
 def run_migrate(root: Path, *paths: Path) -> tuple[int, str]:
@@ -158,13 +159,13 @@ def save_in_last_check(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[int]
     """Run an editor's save (write a temporary file, rename it over `path`) inside the last
     check before the rename or removal (`Directory.verify` after `before_swap`/`before_unlink`)."""
     armed: list[int] = []
-    real_verify = writes.Directory.verify
+    real_verify = files_root.Directory.verify
 
     def hook(step: str, _: str) -> None:
         if step in ("before_swap", "before_unlink"):
             armed.append(1)
 
-    def verify(self: writes.Directory) -> None:
+    def verify(self: files_root.Directory) -> None:
         real_verify(self)
         if armed == [1]:
             armed.append(2)
@@ -172,8 +173,8 @@ def save_in_last_check(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[int]
             saved.write_bytes(EDITOR)
             os.rename(saved, path)
 
-    monkeypatch.setattr(writes.Directory, "verify", verify)
-    writes.set_step_hook(hook)
+    monkeypatch.setattr(files_root.Directory, "verify", verify)
+    steps.set_step_hook(hook)
     return armed
 
 
@@ -186,7 +187,7 @@ def test_a_save_by_rename_right_before_the_rename_is_kept(tree, monkeypatch, nam
     try:
         code, err = run_migrate(root)
     finally:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
     assert armed == [1, 2], "the save happened in the window"
     assert code == 2 and "[changed_meanwhile]" in err
     assert path.read_bytes() == EDITOR, "the editor's save is what the name holds"
@@ -205,7 +206,7 @@ def test_without_rename_exchange_a_save_before_the_jsonl_removal_is_still_kept(t
     try:
         code, err = run_migrate(root)
     finally:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
     assert code == 2 and "[changed_meanwhile]" in err
     assert path.read_bytes() == EDITOR and not (evals / "cases.json").exists()
 
@@ -227,23 +228,23 @@ def test_an_exchanged_out_file_that_is_not_the_one_read_goes_back(tree, monkeypa
     root, evals, _ = tree
     path = evals / "cases.json"
     path.write_bytes(LEGACY)
-    real_verify = writes.Directory.verify
+    real_verify = files_root.Directory.verify
     armed: list[int] = []
 
-    def verify(self: writes.Directory) -> None:
+    def verify(self: files_root.Directory) -> None:
         real_verify(self)
         if not armed and any(p.name.endswith(TEMP_SUFFIX) for p in evals.iterdir()):
             armed.append(1)
             (evals / ".same").write_bytes(LEGACY)
             os.rename(evals / ".same", path)
 
-    monkeypatch.setattr(writes.Directory, "verify", verify)
+    monkeypatch.setattr(files_root.Directory, "verify", verify)
     inode = []
-    writes.set_step_hook(lambda step, _: inode.append(os.stat(path).st_ino) if step == "after_swap" else None)
+    steps.set_step_hook(lambda step, _: inode.append(os.stat(path).st_ino) if step == "after_swap" else None)
     try:
         code, err = run_migrate(root)
     finally:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
     assert code == 2 and "[changed_meanwhile]" in err
     assert path.read_bytes() == LEGACY and leftovers(root) == []
 
@@ -298,7 +299,7 @@ def test_a_hard_linked_jsonl_is_not_moved(tree, where):
 # --- a signal mid-write ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("step", writes.STEPS)
+@pytest.mark.parametrize("step", steps.STEPS)
 @pytest.mark.parametrize("name", ["a.json", "cases.jsonl"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_mid_write_finishes_the_write_before_stopping(tree, tmp_path, capsys, name, step, signum):
@@ -312,11 +313,11 @@ def test_a_signal_mid_write_finishes_the_write_before_stopping(tree, tmp_path, c
             seen.append(s)
             os.kill(os.getpid(), signum)
 
-    writes.set_step_hook(hook)
+    steps.set_step_hook(hook)
     try:
         code = main(["migrate", "--repo-root", str(root), str(root)])
     finally:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
     if not seen:
         pytest.skip(f"{name} never reaches {step}")
     err = capsys.readouterr().err
@@ -348,11 +349,11 @@ def test_a_file_removed_during_the_put_back_is_changed_meanwhile(tree):
             os.write(held["fd"], b"THEIRS")
             os.unlink(path)
 
-    writes.set_step_hook(hook)
+    steps.set_step_hook(hook)
     try:
         code, err = run_migrate(root)
     finally:
-        writes.set_step_hook(None)
+        steps.set_step_hook(None)
         os.close(held["fd"])
     assert code == 2 and "[changed_meanwhile]" in err and "synced" not in err
     assert path.read_bytes().startswith(b"THEIRS"), "the other writer's bytes are put back"

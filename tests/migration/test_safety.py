@@ -24,9 +24,10 @@ from fixture_migrate.cli import commands
 from fixture_migrate.cli.app import main
 from fixture_migrate.cli.report import Report
 from fixture_migrate.contract.validate import RefChecker
-from fixture_migrate.migration import engine, walk
+from fixture_migrate.files import walk
+from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.migration import engine
 from fixture_migrate.migration.engine import Engine, Options
-from fixture_migrate.migration.writes import TEMP_SUFFIX
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "legacy"
@@ -149,7 +150,7 @@ import os, signal, sys
 from fixture_migrate.cli.app import main
 import importlib
 name, at = sys.argv[1], int(sys.argv[2])
-owner = importlib.import_module("fixture_migrate.migration." + name.split(".")[0]) if "." in name else os
+owner = importlib.import_module("fixture_migrate.files." + name.split(".")[0]) if "." in name else os
 name = name.split(".")[-1]
 real, calls = getattr(owner, name), [0]
 def hook(*args, **kwargs):
@@ -179,7 +180,7 @@ def counting(name, real):
     return hook
 import importlib
 for name in sys.argv[1].split(","):
-    owner = importlib.import_module("fixture_migrate.migration." + name.split(".")[0]) if "." in name else os
+    owner = importlib.import_module("fixture_migrate.files." + name.split(".")[0]) if "." in name else os
     setattr(owner, name.split(".")[-1], counting(name, getattr(owner, name.split(".")[-1])))
 code = main(sys.argv[2:])
 print(json.dumps(calls))

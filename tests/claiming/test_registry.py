@@ -1,4 +1,4 @@
-"""`fixture_migrate.adapting.registry`: the built-in adapters in detection order, plugins from
+"""`fixture_migrate.claiming.registry`: the built-in adapters in detection order, plugins from
 the entry-point group, name clashes refused, and one adapter = one module = one test
 module = one snapshot folder."""
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from fixture_migrate.adapting import registry
 from fixture_migrate.adapting.protocol import Adapter, FamilyAdapter
-from fixture_migrate.adapting.registry import (
+from fixture_migrate.claiming import registry
+from fixture_migrate.claiming.registry import (
     BUILTIN_ADAPTERS,
     IMPORT_ADAPTERS,
     MIGRATION_ADAPTERS,

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fixture_migrate.migration.parallel import ordered_map
+from fixture_migrate.files.parallel import ordered_map
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from generate import generate  # noqa: E402
@@ -75,7 +75,7 @@ def test_a_huge_jobs_value_is_capped_at_the_cpus():
 
 
 def test_chunks_grow_once_every_worker_has_work():
-    from fixture_migrate.migration.parallel import CHUNK, LARGE_CHUNK, Done, _segments
+    from fixture_migrate.files.parallel import CHUNK, LARGE_CHUNK, Done, _segments
 
     items = [*range(CHUNK * 3), Done("x"), *range(LARGE_CHUNK * 2 + 5)]
     segments = list(_segments(iter(items), CHUNK, grow_after=2))

@@ -8,10 +8,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats import SYNTAX_BY_SUFFIX
-from fixture_migrate.migration.ignore import GitIgnore
-from fixture_migrate.migration.writes import (
-    TEMP_SUFFIX,
+from fixture_migrate.files.ignore import GitIgnore
+from fixture_migrate.files.root import (
     check_inside,
     hold_directory,
     open_below,
@@ -19,6 +17,8 @@ from fixture_migrate.migration.writes import (
     release_directory,
     resolve_target,
 )
+from fixture_migrate.files.writes import TEMP_SUFFIX
+from fixture_migrate.formats import SYNTAX_BY_SUFFIX
 
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
@@ -44,12 +44,12 @@ def iter_files(
     is processed once however many links lead to it.
 
     With `root` (the repo root), each directory is opened under its root rule
-    (`writes.open_directory`, then `writes.open_below` one level at a time) and held
-    open while the walk yields its files (`writes.hold_directory`): a read of one of them
+    (`root.open_directory`, then `root.open_below` one level at a time) and held
+    open while the walk yields its files (`root.hold_directory`): a read of one of them
     in the meantime opens it relative to that directory, once, instead of walking from
     the root again. The walk is iterative and holds at most `HELD_LEVELS` directories
     open however deep the tree is. A named path outside `root` yields its error
-    (`writes.check_inside`, with `root_given`) and is not walked.
+    (`root.check_inside`, with `root_given`) and is not walked.
     """
     paths = list(paths)
     roots = [Path(os.path.realpath(path)) for path in paths if path.is_dir()]

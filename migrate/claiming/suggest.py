@@ -21,8 +21,8 @@ from typing import Any
 from fixture_migrate.adapting import vocabulary as v
 from fixture_migrate.adapting.evidence import case_list
 from fixture_migrate.contract import rules as c
-from fixture_migrate.migration.diff import INVISIBLE, REORDERING, escape_text
-from fixture_migrate.migration.paths import relative_source
+from fixture_migrate.files.diff import INVISIBLE, REORDERING, escape_text
+from fixture_migrate.files.paths import relative_source
 
 
 class Shape:
@@ -157,7 +157,7 @@ def _toml_char(match: re.Match[str]) -> str:
 def toml_string(text: str) -> str:
     """`text` as a TOML basic string (`"..."`) on one line: `\\` and `"` escaped, control
     characters, DEL, line separators and the format characters of
-    `fixture_migrate.migration.diff` written as escapes. Raises `UnwritableName` for a lone
+    `fixture_migrate.files.diff` written as escapes. Raises `UnwritableName` for a lone
     surrogate."""
     if _SURROGATE.search(text):
         raise UnwritableName(f"{comment_text(text)} holds a lone surrogate, which TOML cannot hold")

@@ -5,7 +5,7 @@ import shutil
 import subprocess
 
 import pytest
-from fixture_migrate.migration.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
+from fixture_migrate.files.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

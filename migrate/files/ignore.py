@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from fixture_migrate.migration.paths import absolute
+from fixture_migrate.files.paths import absolute
 
 
 class GitIgnore:

@@ -1,11 +1,11 @@
-"""`fixture_migrate.migration.paths`: the repo root and the names a file has in reports and diffs."""
+"""`fixture_migrate.files.paths`: the repo root and the names a file has in reports and diffs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from fixture_migrate.migration.paths import diff_name, find_repo_root, relative_source
+from fixture_migrate.files.paths import diff_name, find_repo_root, relative_source
 
 
 def test_find_repo_root(tmp_path: Path):

@@ -8,8 +8,8 @@ import os
 import pytest
 from fixture_migrate.cli.app import main
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.formats import SIZE_LIMITS, max_bytes, size_variable
-from fixture_migrate.migration import writes
+from fixture_migrate.formats import limits
+from fixture_migrate.formats.limits import SIZE_LIMITS, max_bytes, size_variable
 
 PYTHON_CASE = "    {'name': 'x', 'user_intent': 'y', 'expected': 'z'},\n"
 
@@ -61,14 +61,14 @@ def test_the_limit_is_raised_by_its_variable(tmp_path, capsys, monkeypatch):
 )
 def test_limit_values(monkeypatch, value, expected):
     monkeypatch.setenv("FIXTURE_MIGRATE_MAX_YAML_BYTES", value)
-    assert max_bytes("yaml", writes.MAX_FILE_BYTES) == expected
+    assert max_bytes("yaml", limits.MAX_FILE_BYTES) == expected
 
 
 def test_json_keeps_the_read_limit_unless_its_variable_says(monkeypatch):
-    assert writes.limit_for("a.json").bytes == writes.MAX_FILE_BYTES == 16 << 20
+    assert limits.limit_for("a.json").bytes == limits.MAX_FILE_BYTES == 16 << 20
     monkeypatch.setenv("FIXTURE_MIGRATE_MAX_JSON_BYTES", "1KiB")
-    assert writes.limit_for("a.json").bytes == 1024
-    assert writes.limit_for("a.csv").bytes == writes.MAX_FILE_BYTES
+    assert limits.limit_for("a.json").bytes == 1024
+    assert limits.limit_for("a.csv").bytes == limits.MAX_FILE_BYTES
 
 
 BAD_VALUES = ["lots", "-1", "1e9", "abc", "4mib", "4.5MiB", "1KB", "\u0664\u0660\u0669\u0666", "\uff11\uff12", "0x10"]
@@ -86,5 +86,5 @@ def test_an_unparsable_limit_is_an_error_naming_the_variable(tmp_path, capsys, m
         assert code == 2, (command, err)
         assert "FIXTURE_MIGRATE_MAX_YAML_BYTES" in err and "is not a size" in err
     with pytest.raises(FixtureError) as caught:
-        max_bytes("yaml", writes.MAX_FILE_BYTES)
+        max_bytes("yaml", limits.MAX_FILE_BYTES)
     assert caught.value.code == "bad_size_limit"

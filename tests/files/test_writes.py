@@ -1,5 +1,5 @@
-"""fixture_migrate.migration.writes: bounded reads, atomic writes, symlinks, hard links, read-only files,
-concurrent edits, and the temporary file never staying behind on an error path."""
+"""fixture_migrate.files.writes: atomic writes, read-only files, concurrent edits, and the
+temporary file never staying behind on an error path."""
 
 from __future__ import annotations
 
@@ -10,33 +10,10 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration import writes
-from fixture_migrate.migration.unreadable import LFS_POINTER, described, recognize
-from fixture_migrate.migration.writes import (
-    MAX_FILE_BYTES,
-    TEMP_SUFFIX,
-    HardLinks,
-    read_fixture,
-    read_head,
-    resolve_target,
-    write_atomic,
-    write_new,
-)
+from fixture_migrate.files import writes
+from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic, write_new
 
-OLD = b'{"old": true}\n'
-NEW = b'{\n  "new": true\n}\n'
-
-
-def temps(directory: Path) -> list[str]:
-    """Every temporary file of a write left anywhere under `directory`."""
-    return sorted(p.name for p in directory.rglob("*") if p.name.endswith(TEMP_SUFFIX))
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    return root
+from tests.files import NEW, OLD, temps
 
 
 def test_replaces_content_keeps_mode_and_leaves_no_temporary_file(repo):
@@ -223,143 +200,6 @@ def test_a_file_removed_before_the_write_is_not_recreated(repo):
     assert list(repo.iterdir()) == []
 
 
-# Symlinks
-
-
-def test_a_symlink_inside_the_root_is_written_through(repo):
-    (repo / "real.json").write_bytes(OLD)
-    (repo / "link.json").symlink_to("real.json")
-    write_atomic(repo / "link.json", NEW, original=OLD, root=repo)
-    assert (repo / "link.json").is_symlink() and os.readlink(repo / "link.json") == "real.json"
-    assert (repo / "real.json").read_bytes() == NEW and temps(repo) == []
-
-
-def test_a_symlink_leading_outside_the_root_is_refused(tmp_path, repo):
-    outside = tmp_path / "outside.json"
-    outside.write_bytes(OLD)
-    (repo / "link.json").symlink_to(outside)
-    with pytest.raises(FixtureError) as caught:
-        write_atomic(repo / "link.json", NEW, original=OLD, root=repo)
-    assert caught.value.code == "symlink_outside_repo"
-    assert outside.read_bytes() == OLD and temps(tmp_path) == []
-
-
-def test_a_symlinked_directory_leading_outside_the_root_is_refused(tmp_path, repo):
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "cases.json").write_bytes(OLD)
-    (repo / "evals").symlink_to(elsewhere, target_is_directory=True)
-    with pytest.raises(FixtureError) as caught:
-        resolve_target(repo / "evals" / "cases.json", repo)
-    assert caught.value.code == "symlink_outside_repo"
-
-
-def test_a_file_named_outside_the_root_without_symlinks_is_written(tmp_path, repo):
-    outside = tmp_path / "outside.json"
-    outside.write_bytes(OLD)
-    write_atomic(outside, NEW, original=OLD, root=repo)
-    assert outside.read_bytes() == NEW
-
-
-def test_a_root_reached_through_a_symlink_still_contains_its_files(tmp_path, repo):
-    alias = tmp_path / "alias"
-    alias.symlink_to(repo, target_is_directory=True)
-    (repo / "cases.json").write_bytes(OLD)
-    write_atomic(alias / "cases.json", NEW, original=OLD, root=alias)
-    assert (repo / "cases.json").read_bytes() == NEW
-
-
-# Hard links
-
-
-def test_every_hard_link_sees_the_new_content_and_they_stay_one_file(repo):
-    (repo / "a").mkdir()
-    (repo / "b").mkdir()
-    first = repo / "a" / "cases.json"
-    first.write_bytes(OLD)
-    first.chmod(0o600)
-    second = repo / "b" / "same.json"
-    os.link(first, second)
-    third = repo / "a" / ".hidden-copy.json"
-    os.link(first, third)
-    write_atomic(first, NEW, original=OLD, root=repo, hard_links=HardLinks(repo))
-    assert first.read_bytes() == second.read_bytes() == third.read_bytes() == NEW
-    assert first.stat().st_nlink == 3
-    assert first.stat().st_ino == second.stat().st_ino == third.stat().st_ino
-    assert stat.S_IMODE(second.stat().st_mode) == 0o600
-    assert temps(repo) == []
-
-
-def test_no_hard_link_is_ever_half_written(repo, monkeypatch):
-    first = repo / "cases.json"
-    first.write_bytes(OLD)
-    second = repo / "other.json"
-    os.link(first, second)
-    seen: list[bytes] = []
-    real_replace = os.replace
-
-    def replace(src, dst, **kwargs):
-        # Between any two renames, every name holds a whole file: the old or the new one.
-        seen.extend([first.read_bytes(), second.read_bytes()])
-        real_replace(src, dst, **kwargs)
-
-    monkeypatch.setattr(os, "replace", replace)
-    write_atomic(first, NEW, original=OLD, root=repo, hard_links=HardLinks(repo))
-    assert set(seen) <= {OLD, NEW} and first.read_bytes() == second.read_bytes() == NEW
-
-
-def test_a_hard_link_outside_the_root_is_refused(tmp_path, repo):
-    inside = repo / "cases.json"
-    inside.write_bytes(OLD)
-    os.link(inside, tmp_path / "outside.json")
-    with pytest.raises(FixtureError) as caught:
-        write_atomic(inside, NEW, original=OLD, root=repo, hard_links=HardLinks(repo))
-    assert caught.value.code == "hard_link_outside_repo" and "2 hard links" in caught.value.message
-    assert inside.read_bytes() == (tmp_path / "outside.json").read_bytes() == OLD
-    assert temps(tmp_path) == []
-
-
-def test_a_hard_link_made_after_the_scan_is_found(repo):
-    links = HardLinks(repo)
-    first = repo / "one.json"
-    first.write_bytes(OLD)
-    os.link(first, repo / "two.json")
-    write_atomic(first, NEW, original=OLD, root=repo, hard_links=links)
-    os.link(first, repo / "three.json")  # after the index was built
-    write_atomic(first, OLD, original=NEW, root=repo, hard_links=links)
-    assert {p.read_bytes() for p in repo.iterdir()} == {OLD}
-
-
-def test_a_hard_linked_file_without_a_root_to_search_is_refused(repo):
-    first = repo / "one.json"
-    first.write_bytes(OLD)
-    os.link(first, repo / "two.json")
-    with pytest.raises(FixtureError) as caught:
-        write_atomic(first, NEW, original=OLD)
-    assert caught.value.code == "hard_link_outside_repo" and first.read_bytes() == OLD
-
-
-def test_a_failure_while_linking_removes_every_temporary_name(repo, monkeypatch):
-    first = repo / "one.json"
-    first.write_bytes(OLD)
-    os.link(first, repo / "two.json")
-    os.link(first, repo / "three.json")
-    real_link = os.link
-    calls = []
-
-    def link(src, dst, **kwargs):
-        calls.append(dst)
-        if len(calls) == 2:
-            raise OSError(errno.EMLINK, "Too many links")
-        real_link(src, dst, **kwargs)
-
-    monkeypatch.setattr(os, "link", link)
-    with pytest.raises(FixtureError) as caught:
-        write_atomic(first, NEW, original=OLD, root=repo, hard_links=HardLinks(repo))
-    assert caught.value.message == "cannot write: Too many links; the file is unchanged"
-    assert {p.read_bytes() for p in repo.iterdir()} == {OLD} and temps(repo) == []
-
-
 # Read-only files and directories (the mode bits count, also for the superuser)
 
 
@@ -457,85 +297,3 @@ def test_write_new_falls_back_to_rename_where_hard_links_are_unsupported(repo, m
     monkeypatch.setattr(os, "link", no_links)
     assert write_new(repo / "cases.json", NEW, mode_from=repo / "missing") is True
     assert (repo / "cases.json").read_bytes() == NEW and temps(repo) == []
-
-
-# Reads
-
-
-def test_read_refuses_a_file_over_the_limit_without_reading_it(repo, monkeypatch):
-    big = repo / "big.json"
-    with open(big, "wb") as handle:
-        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used
-    monkeypatch.setattr(os, "read", lambda *a: pytest.fail("a file over the limit was read"))
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(big)
-    assert caught.value.code == "too_large"
-    assert caught.value.message == "file is 16,777,217 bytes, over the 16,777,216-byte limit (16 MiB): not read"
-
-
-def test_read_stops_a_file_that_grows_past_the_limit(repo, monkeypatch):
-    small = repo / "small.json"
-    small.write_bytes(b"{}")
-    endless = iter([b"x" * 6, b"x" * 6, b""])
-    monkeypatch.setattr(os, "read", lambda fd, n: next(endless)[:n])
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(small, limit=10)
-    assert caught.value.code == "too_large" and caught.value.message.startswith("file is 11 bytes, over the 10-byte")
-
-
-def test_read_never_waits_on_a_named_pipe(repo):
-    fifo = repo / "pipe.json"
-    os.mkfifo(fifo)
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(fifo)  # a blocking open would hang here: no writer ever comes
-    assert caught.value.code == "not_regular"
-
-
-def test_read_refuses_a_directory(repo):
-    (repo / "dir.json").mkdir()
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(repo / "dir.json")
-    assert caught.value.code == "not_regular"
-
-
-def test_read_reports_a_missing_file(repo):
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(repo / "gone.json")
-    assert (caught.value.code, caught.value.message) == ("io", "cannot read: No such file or directory")
-
-
-def test_read_of_an_unreadable_file(repo, monkeypatch):
-    target = repo / "secret.json"
-    target.write_bytes(OLD)
-
-    def deny(*args, **kwargs):
-        raise PermissionError(errno.EACCES, "Permission denied")
-
-    monkeypatch.setattr(writes.os, "open", deny)
-    with pytest.raises(FixtureError) as caught:
-        read_fixture(target)
-    assert caught.value.message == "cannot read: Permission denied"
-
-
-def test_read_head_reads_the_start_of_a_file_of_any_size(repo):
-    target = repo / "big.json"
-    target.write_bytes(b"x" * (MAX_FILE_BYTES + 10))
-    assert read_head(target, 4, root=repo) == b"xxxx"
-    (repo / "dir.json").mkdir()
-    with pytest.raises(FixtureError) as caught:
-        read_head(repo / "dir.json", 4, root=repo)
-    assert caught.value.code == "not_regular"
-
-
-def test_recognizing_an_unreadable_file_keeps_to_the_repo_root(tmp_path):
-    # A Git LFS pointer outside the repo, reached through a symlink in it: with the root
-    # given, it is not read (the parser refused the link already), so nothing is said of it.
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    outside = tmp_path / "pointer.json"
-    outside.write_bytes(LFS_POINTER + b"v1\n")
-    (repo / "cases.json").symlink_to(outside)
-    assert recognize(repo / "cases.json") is not None
-    assert recognize(repo / "cases.json", root=repo) is None
-    error = FixtureError("bad", code="invalid_json")
-    assert described(repo / "cases.json", error, root=repo) is error

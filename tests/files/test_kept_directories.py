@@ -1,4 +1,4 @@
-"""A worker's kept directories (`writes.keep_directories`): the root rule holds for every
+"""A worker's kept directories (`root.keep_directories`): the root rule holds for every
 read through one, no descriptor leaks, and a forked child keeps none."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration import writes
-from fixture_migrate.migration.parallel import ordered_map
-from fixture_migrate.migration.writes import keep_directories, pin_root, read_fixture, write_atomic
+from fixture_migrate.files import root as files_root
+from fixture_migrate.files.parallel import ordered_map
+from fixture_migrate.files.reads import read_fixture
+from fixture_migrate.files.root import keep_directories, pin_root
+from fixture_migrate.files.writes import write_atomic
 
 from tests.helpers import inside_and_outside
 
@@ -37,10 +39,10 @@ def _open_fds() -> int:
 def test_a_read_keeps_its_directory_and_the_next_read_there_opens_only_the_file(tmp_path: Path, monkeypatch):
     root, evals, _ = _tree(tmp_path)
     assert read_fixture(evals / "a.json", root=root) == b'{"inside": true}'
-    assert (str(evals.resolve()), writes.real_root(root)) in writes._KEPT
+    assert (str(evals.resolve()), files_root.real_root(root)) in files_root._KEPT
     walked = []
-    real_open_directory = writes.open_directory
-    monkeypatch.setattr(writes, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
+    real_open_directory = files_root.open_directory
+    monkeypatch.setattr(files_root, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
     assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
     assert walked == []
 
@@ -55,7 +57,7 @@ def test_a_kept_directory_swapped_for_a_symlink_between_two_reads_is_never_follo
     with pytest.raises(FixtureError) as caught:
         read_fixture(evals / "b.json", root=root)
     assert caught.value.code == "symlink_outside_repo"
-    assert writes._KEPT == {}  # the kept directory failed its check: closed
+    assert files_root._KEPT == {}  # the kept directory failed its check: closed
 
 
 def test_a_swap_right_after_the_check_still_reads_the_directory_kept(tmp_path: Path, monkeypatch):
@@ -114,8 +116,8 @@ def test_a_write_never_uses_a_kept_directory(tmp_path: Path, monkeypatch):
     root, evals, _ = _tree(tmp_path)
     read_fixture(evals / "a.json", root=root)
     walked = []
-    real_open_directory = writes.open_directory
-    monkeypatch.setattr(writes, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
+    real_open_directory = files_root.open_directory
+    monkeypatch.setattr(files_root, "open_directory", lambda *args: walked.append(args) or real_open_directory(*args))
     write_atomic(evals / "a.json", b'{"written": true}', original=b'{"inside": true}', root=root)
     assert walked
     assert (evals / "a.json").read_bytes() == b'{"written": true}'
@@ -141,15 +143,15 @@ def test_kept_directories_are_bounded_and_closed(tmp_path: Path):
     keep_directories()
     for path in files:
         assert read_fixture(path, root=root) == b"{}"
-        assert _open_fds() <= before + writes.KEPT_DIRECTORIES
-    assert len(writes._KEPT) == writes.KEPT_DIRECTORIES
+        assert _open_fds() <= before + files_root.KEPT_DIRECTORIES
+    assert len(files_root._KEPT) == files_root.KEPT_DIRECTORIES
     keep_directories(False)
     assert _open_fds() == before
 
 
 def _read_and_count(job: tuple[str, str]) -> tuple[bytes, int, int, int]:
     path, root = job
-    return read_fixture(Path(path), root=Path(root)), _open_fds(), len(writes._KEPT), os.getpid()
+    return read_fixture(Path(path), root=Path(root)), _open_fds(), len(files_root._KEPT), os.getpid()
 
 
 def _noop() -> None:
@@ -165,20 +167,20 @@ def test_workers_keep_directories_without_leaking_and_the_parent_keeps_none(tmp_
     assert [data for data, _, _, _ in results] == [b"{}"] * len(files)
     if len(os.sched_getaffinity(0)) > 1:  # the run was spread over workers, which kept directories
         assert {pid for _, _, _, pid in results} - {os.getpid()}
-        assert max(kept for _, _, kept, _ in results) == writes.KEPT_DIRECTORIES
+        assert max(kept for _, _, kept, _ in results) == files_root.KEPT_DIRECTORIES
     # In each process, the descriptors open beyond those kept stay the same: none leaks.
     beyond: dict[int, set[int]] = {}
     for _, fds, kept, pid in results:
         beyond.setdefault(pid, set()).add(fds - kept)
     assert all(len(counts) == 1 for counts in beyond.values()), beyond
     assert _open_fds() == before
-    assert writes._KEPT == {}
+    assert files_root._KEPT == {}
 
 
 def test_a_forked_child_keeps_no_directory(tmp_path: Path):
     root, evals, _ = _tree(tmp_path)
     read_fixture(evals / "a.json", root=root)
-    [(fd, _, _)] = writes._KEPT.values()
+    [(fd, _, _)] = files_root._KEPT.values()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: nothing kept, the parent's descriptor closed, not keeping
@@ -187,14 +189,14 @@ def test_a_forked_child_keeps_no_directory(tmp_path: Path):
             closed = False
         except OSError:
             closed = True
-        ok = not writes._KEPT and closed and not writes._KEEPING
+        ok = not files_root._KEPT and closed and not files_root._KEEPING
         os.write(write, b"1" if ok else b"0")
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"1"
     os.close(read)
     os.close(write)
-    assert len(writes._KEPT) == 1
+    assert len(files_root._KEPT) == 1
     os.fstat(fd)  # the parent's is still open
 
 
@@ -203,8 +205,8 @@ def test_a_read_named_by_the_real_path_of_a_kept_directory_resolves_nothing(tmp_
     evals = evals.resolve()
     read_fixture(evals / "a.json", root=root)
     resolved = []
-    real_resolve = writes.resolve_target
-    monkeypatch.setattr(writes, "resolve_target", lambda *args: resolved.append(args) or real_resolve(*args))
+    real_resolve = files_root.resolve_target
+    monkeypatch.setattr(files_root, "resolve_target", lambda *args: resolved.append(args) or real_resolve(*args))
     assert read_fixture(evals / "b.json", root=root) == b'{"inside": true}'
     assert resolved == []
 
@@ -244,7 +246,7 @@ def test_a_kept_directory_whose_parent_is_moved_outside_behind_a_symlink_is_neve
     deep.mkdir()
     (deep / "a.json").write_text('{"inside": true}')
     (deep / "b.json").write_text('{"inside": true}')
-    root_real = Path(writes.real_root(root))
+    root_real = Path(files_root.real_root(root))
     deep_real = root_real / "evals" / "deep"
     assert read_fixture(deep_real / "a.json", root=root) == b'{"inside": true}'
     os.rename(evals, outside / "evals")

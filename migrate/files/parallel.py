@@ -62,7 +62,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
-    from fixture_migrate.migration.writes import keep_directories
+    from fixture_migrate.files.root import keep_directories
 
     _die_with_parent(parent)
     # A worker reads files directory after directory, and holds none of the walk's open

@@ -1,4 +1,4 @@
-"""`fixture_migrate.migration.walk`: which files a run visits, in which order."""
+"""`fixture_migrate.files.walk`: which files a run visits, in which order."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.walk import iter_files
-from fixture_migrate.migration.writes import TEMP_SUFFIX
+from fixture_migrate.files.walk import iter_files
+from fixture_migrate.files.writes import TEMP_SUFFIX
 
 from tests.helpers import inside_and_outside
 
@@ -82,7 +82,7 @@ def test_one_target_outside_the_walk_is_processed_once(tmp_path: Path):
 
 
 def test_a_link_to_an_ignored_or_excluded_file_is_left_out(tmp_path: Path):
-    from fixture_migrate.migration.ignore import GitIgnore
+    from fixture_migrate.files.ignore import GitIgnore
 
     root = _links(tmp_path)
     (root / ".gitignore").write_text("data/\n")
@@ -94,7 +94,7 @@ def test_a_link_to_an_ignored_or_excluded_file_is_left_out(tmp_path: Path):
 
 
 def test_a_named_link_is_processed_whatever_its_target(tmp_path: Path):
-    from fixture_migrate.migration.ignore import GitIgnore
+    from fixture_migrate.files.ignore import GitIgnore
 
     root = _links(tmp_path)
     (root / ".gitignore").write_text("data/\n")
@@ -106,7 +106,8 @@ def test_a_named_link_is_processed_whatever_its_target(tmp_path: Path):
 def test_a_read_during_the_walk_never_follows_its_directory_swapped_for_a_symlink(tmp_path: Path):
     """The walk holds `evals` open while it yields its files; swapped meanwhile for a symlink
     leading outside, a read of its next file never reaches outside the root."""
-    from fixture_migrate.migration.writes import pin_root, read_fixture
+    from fixture_migrate.files.reads import read_fixture
+    from fixture_migrate.files.root import pin_root
 
     root, evals, outside = inside_and_outside(tmp_path)
     pin_root(root)
@@ -131,7 +132,8 @@ def test_a_held_directory_moved_out_of_the_root_is_not_read_from(tmp_path: Path,
     """The walk holds `skills/s/evals` open; its parent `skills/s` is moved outside the root
     (a symlink to it left in its place, or nothing): the next read must not go through the
     moved directory, whose files now lie outside the root."""
-    from fixture_migrate.migration.writes import pin_root, read_fixture
+    from fixture_migrate.files.reads import read_fixture
+    from fixture_migrate.files.root import pin_root
 
     root = tmp_path / "repo"
     evals = root / "skills" / "s" / "evals"
@@ -156,7 +158,8 @@ def test_a_held_directory_moved_out_of_the_root_is_not_read_from(tmp_path: Path,
 
 
 def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: Path):
-    from fixture_migrate.migration.writes import pin_root, read_fixture
+    from fixture_migrate.files.reads import read_fixture
+    from fixture_migrate.files.root import pin_root
 
     root, evals, outside = inside_and_outside(tmp_path)
     pin_root(root)
@@ -172,30 +175,31 @@ def test_a_file_swapped_for_a_symlink_in_a_held_directory_is_refused(tmp_path: P
 
 
 def test_a_held_directory_is_not_used_once_the_walk_leaves_it_or_in_a_forked_child(tmp_path: Path):
-    from fixture_migrate.migration import writes
+    from fixture_migrate.files import root as files_root
 
     root, evals, _ = inside_and_outside(tmp_path)
     (root / "later").mkdir()
     (root / "later" / "c.json").write_text("{}")
     walk = iter_files([root], root=root)
     next(walk)
-    assert str(evals) in writes._HELD
+    assert str(evals) in files_root._HELD
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: nothing held
-        os.write(write, b"1" if writes._HELD else b"0")
+        os.write(write, b"1" if files_root._HELD else b"0")
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"0"
     os.close(read)
     os.close(write)
     assert [path for path, _ in walk] == [evals / "b.json", root / "later" / "c.json"]
-    assert str(evals) not in writes._HELD
+    assert str(evals) not in files_root._HELD
 
 
 @pytest.mark.parametrize("how", ["symlink", "renamed"])
 def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_directory(tmp_path: Path, how: str):
-    from fixture_migrate.migration.writes import pin_root, read_fixture
+    from fixture_migrate.files.reads import read_fixture
+    from fixture_migrate.files.root import pin_root
 
     root, evals, outside = inside_and_outside(tmp_path)
     (outside / "evals").mkdir()
@@ -217,7 +221,7 @@ def test_a_root_swapped_during_the_walk_refuses_the_next_read_of_a_held_director
 
 
 def _walk_names(root: Path) -> list[str]:
-    from fixture_migrate.migration.ignore import GitIgnore
+    from fixture_migrate.files.ignore import GitIgnore
 
     return names(iter_files([root], ignore=GitIgnore(root), root=root), root)
 
@@ -328,7 +332,7 @@ def test_a_deep_directory_swapped_for_a_symlink_below_the_held_levels_is_not_ent
     """Past `HELD_LEVELS` a listed directory is closed, and opened again to enter its next
     subdirectory only when it is still the directory listed: one swapped meanwhile for a
     symlink leading outside is not entered."""
-    from fixture_migrate.migration.walk import HELD_LEVELS
+    from fixture_migrate.files.walk import HELD_LEVELS
 
     root = tmp_path / "repo"
     deep = root.joinpath(*["d"] * (HELD_LEVELS + 3))

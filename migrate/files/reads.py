@@ -1,0 +1,99 @@
+"""Bounded reads under the root rule: `read_fixture(path, limit=..., root=...)`, the bytes
+of a regular file, and `read_head(path, size, root=...)`, its first bytes.
+
+Reads (`read_fixture`): only a regular file is read (a named pipe or a device
+named `*.json` is refused, never waited on), and at most `limit` bytes: a larger
+file is refused before any of it is read, so memory stays bounded. The limits are those of `fixture_migrate.formats.limits`; the file is opened
+under the root rule of `fixture_migrate.files.root`. Errors: `io`, `not_regular`,
+`too_large`, and those of the root rule.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.root import _open_for_reading, _reason
+from fixture_migrate.formats import limits
+from fixture_migrate.formats.limits import SizeLimit
+
+
+def _read_all(fd: int, limit: SizeLimit) -> bytes:
+    """All bytes of the regular file `fd`, just opened, at most `limit.bytes`."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise FixtureError("not a regular file (a directory, pipe, socket or device): not read", code="not_regular")
+    if info.st_size > limit.bytes:
+        raise limit.refusal(info.st_size)
+    chunks: list[bytes] = []
+    remaining = limit.bytes + 1
+    while remaining > 0:
+        wanted = min(remaining, 1 << 20)
+        chunk = os.read(fd, wanted)
+        if not chunk:
+            break
+        if not chunks and len(chunk) == info.st_size < wanted:
+            # Fewer bytes than asked from a regular file, as many as its size: its end was
+            # reached (no second read to find it out).
+            return chunk
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    if remaining <= 0:
+        raise limit.refusal(limit.bytes + 1 - remaining, grew=True)
+    return b"".join(chunks)
+
+
+def _reread(fd: int, size_hint: int) -> bytes:
+    """The bytes of the open file `fd` from its start (for comparisons: at most
+    `size_hint + 1` bytes are needed to tell a change)."""
+    chunks: list[bytes] = []
+    offset = 0
+    wanted = size_hint + 1
+    while offset < wanted:
+        chunk = os.pread(fd, min(wanted - offset, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path | None = None) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (default `limits.MAX_FILE_BYTES`).
+
+    With `root`, the root rule holds (`resolve_target`, then the file is opened relative to
+    its directory opened by `open_directory`, never through a symlink swapped in meanwhile).
+
+    Raises `FixtureError`: `io` when it cannot be opened or read (gone, no
+    permission), `not_regular` for a directory, pipe, socket or device (opened
+    without blocking, never read), `too_large` when it holds more than `limit`
+    bytes (decided from its size before reading; a file that grows while it is
+    read is cut off at `limit + 1` bytes and refused the same way), and with `root`
+    `symlink_outside_repo` / `changed_meanwhile` as `open_directory` raises them.
+    """
+    if not isinstance(limit, SizeLimit):
+        limit = SizeLimit(limits.MAX_FILE_BYTES if limit is None else limit)
+    fd = _open_for_reading(path, root)
+    try:
+        return _read_all(fd, limit)
+    except OSError as exc:
+        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
+
+
+def read_head(path: Path, size: int, *, root: Path | None = None) -> bytes:
+    """The first `size` bytes (at most) of the regular file `path`, whatever its length;
+    opened as `read_fixture` opens it. Raises `FixtureError` as `read_fixture` does, but
+    never `too_large`."""
+    fd = _open_for_reading(path, root)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FixtureError("not a regular file (a directory, pipe, socket or device): not read", code="not_regular")
+        return os.read(fd, size)
+    except OSError as exc:
+        raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
