@@ -11,7 +11,7 @@ and may change between releases:
   normalizer's cases and reason codes;
 - `load(path, text=None)`: the payloads of a file in any syntax read (JSON, JSON Lines,
   YAML, Python); `fixture_files(*paths)`: the files a run selects;
-- `consumers(*paths, ...)`: the code that reads the fixtures a migration moves names in,
+- `find_consumers(*paths, ...)`: the code that reads the fixtures a migration moves names in,
   each read with its new home (and with `fix=True`, rewritten);
 - `import_file(sources, dest, ...)`: a file of another eval tool as a canonical file;
 - `Adapter`, `FamilyAdapter`, `Context`: the protocol an adapter plugin implements;
@@ -46,7 +46,7 @@ __all__ = [
     "import_file",
     "export_file",
     # the code that reads the fixtures
-    "consumers",
+    "find_consumers",
     # plugins
     "Adapter",
     "FamilyAdapter",
@@ -66,7 +66,7 @@ _HOMES = {
     "fixture_files": "fixture_migrate._api",
     "import_file": "fixture_migrate._api",
     "export_file": "fixture_migrate._api",
-    "consumers": "fixture_migrate._api",
+    "find_consumers": "fixture_migrate._api",
     "Adapter": "fixture_migrate.adapting.protocol",
     "FamilyAdapter": "fixture_migrate.adapting.protocol",
     "Context": "fixture_migrate.adapting.protocol",
@@ -76,7 +76,7 @@ _HOMES = {
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time `__getattr__` loads them
     from fixture_migrate._api import (
         MigrationError,
-        consumers,
+        find_consumers,
         Plan,
         Status,
         export_file,

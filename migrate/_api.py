@@ -589,7 +589,7 @@ def import_file(
     if planned.changed and write:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target)
+            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
         except FixtureError as error:
             raise MigrationError.of(error, target) from None
         except OSError as error:
@@ -673,15 +673,14 @@ def export_file(
     )
 
 
-for _name in ("migrate_text", "plan_file", "migrate_file", "load", "normalize", "validate", "fixture_files", "import_file", "export_file"):
-    globals()[_name] = _typed(globals()[_name])
+
 
 # The public classes print under the name users import them by (`fixture_migrate.Status`).
 for _public in (Status, MigrationError, Plan):
     _public.__module__ = "fixture_migrate"
 
 
-def consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = False) -> list[Any]:
+def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = False) -> list[Any]:
     """The code under `paths` that reads the fixtures a migration changes (or changed), as
     `fixture-migrate consumers` finds it: a list of `Finding`s (`path`, `line`, `column`,
     `legacy`, `home`, `pattern`, `who` "fix" or "person", `advice`, `fixtures`; `as_dict()`
@@ -702,6 +701,7 @@ def consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = F
     from fixture_migrate.consumers.run import targets_inside
 
     targets = _paths(paths) if paths else [Path(os.getcwd())]
+    _file_names(*targets, repo_root)
     engine = _configured(targets[0], repo_root, None)
     root = engine.options.repo_root
     targets, refused = targets_inside(targets, root)
@@ -726,3 +726,10 @@ def consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: bool = F
             raise MigrationError.of(error, path) from None
         found.extend(findings)
     return found
+
+
+for _name in (
+    "migrate_text", "plan_file", "migrate_file", "load", "normalize", "validate", "fixture_files", "import_file",
+    "export_file", "find_consumers",
+):  # fmt: skip
+    globals()[_name] = _typed(globals()[_name])

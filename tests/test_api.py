@@ -269,6 +269,7 @@ def _surrogate_calls(tmp_path):
         "fixture_files": lambda: fixture_migrate.fixture_files(bad, repo_root=tmp_path),
         "import_file": lambda: fixture_migrate.import_file(bad, tmp_path / "out.json", repo_root=tmp_path),
         "export_file": lambda: fixture_migrate.export_file(good, bad, to="inspect", repo_root=tmp_path),
+        "find_consumers": lambda: fixture_migrate.find_consumers(bad, repo_root=tmp_path),
     }
 
 
@@ -282,6 +283,7 @@ API_FUNCTIONS = [
     "fixture_files",
     "import_file",
     "export_file",
+    "find_consumers",
 ]
 
 
