@@ -174,6 +174,17 @@ class References:
             found = move
         return found
 
+    def field_list(self, labels: frozenset[int], names: list[str]) -> tuple[str, str, str] | None:
+        """For a literal list of field `names` in code reading the files `labels` (a loop
+        reads them one by one): `(first moved name, its home, advice for a person)`, or
+        None when none of them moved."""
+        moved = [(name, self.move(labels, name)) for name in names]
+        moved = [(name, move) for name, move in moved if move]
+        if not moved:
+            return None
+        homes = ", ".join(f"`{name}` -> `{move.home}`" for name, move in moved)
+        return moved[0][0], moved[0][1].home, f"a list of field names read one by one: {homes}"
+
     def relatives(self, labels: Iterable[int]) -> tuple[str, ...]:
         return tuple(sorted({self.fixtures[index].relative for index in labels}))
 

@@ -472,12 +472,10 @@ class _Reads(cst.CSTVisitor):
         labels = self._consumer_labels(node)
         if not labels:
             return
-        moved = [(s, self.refs.move(labels, s)) for s in strings]
-        moved = [(s, m) for s, m in moved if m]
-        if moved:
-            homes = ", ".join(f"`{s}` -> `{m.home}`" for s, m in moved)
-            self._add(node, moved[0][0], moved[0][1].home, "field_list", labels,
-                      advice=f"a list of field names read one by one: {homes}")
+        found = self.refs.field_list(labels, strings)
+        if found is not None:
+            key, home, advice = found
+            self._add(node, key, home, "field_list", labels, advice=advice)
 
     def visit_List(self, node: cst.List) -> None:
         self._field_list(node, node.elements)

@@ -561,12 +561,10 @@ class _Scan:
         labels = self.consumer_labels(node)
         if not labels:
             return
-        moved = [(v, self.refs.move(labels, v)) for v in values]
-        moved = [(v, m) for v, m in moved if m]
-        if moved:
-            homes = ", ".join(f"`{v}` -> `{m.home}`" for v, m in moved)
-            self.add(node, moved[0][0], moved[0][1].home, "field_list", labels,
-                     advice=f"a list of field names read one by one: {homes}")
+        found = self.refs.field_list(labels, values)
+        if found is not None:
+            key, home, advice = found
+            self.add(node, key, home, "field_list", labels, advice=advice)
 
     def find(self) -> None:
         for node in self.nodes:
