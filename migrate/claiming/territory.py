@@ -312,9 +312,16 @@ def _base(root: Path | None) -> Path:
 _places = Places()
 
 
+def forget_places() -> None:
+    """Start the process's `Places` afresh: each run (an `Engine`) calls it, so a long-lived
+    process (the API, the pytest plugin) never judges a file by folders as they were."""
+    global _places
+    _places = Places()
+
+
 def territory(path: Path | None, root: Path | None = None, *, included: bool = False) -> str | None:
     """`Places.territory` with the process's `Places` (the folders it stats are remembered
-    for the run; a new process starts afresh)."""
+    for the run: `forget_places` starts each run afresh)."""
     return _places.territory(path, root, included=included)
 
 

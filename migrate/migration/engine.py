@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fixture_migrate.claiming.territory import forget_places
 from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.claiming.registry import Registry, migration_registry
@@ -274,6 +275,7 @@ class Engine:
             self.declared = []
         self.hard_links = HardLinks(options.repo_root)
         pin_root(options.repo_root)
+        forget_places()  # the folders a previous run stat'ed may have changed since
         self.cache = cache
         self.reuse_changes = reuse_changes
 

@@ -504,3 +504,14 @@ def test_a_list_under_another_key_keeps_its_name_in_extensions():
     data = json.loads(result.new_bytes)
     assert data["extensions"]["migrated_cases_from"] == "tests" and data["cases"][0]["input"] == "q"
     assert plan(result.new_bytes, "evals/r.json").status == "unchanged"
+
+
+def test_a_new_run_sees_a_folder_that_became_a_package(tmp_path):
+    from fixture_migrate.migration.engine import Engine, Options
+
+    (tmp_path / "evals").mkdir()
+    case = tmp_path / "evals" / "cases.json"
+    case.write_text(json.dumps({"tests": [{"query": "q", "must_include": ["x"]}]}))
+    assert Engine(Options(repo_root=tmp_path)).plan(case).status == "changed"
+    (tmp_path / "evals" / "__init__.py").write_text("")
+    assert Engine(Options(repo_root=tmp_path)).plan(case).status != "changed"
