@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.territory import forget_places
-from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, python_records
+from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, explain, is_local, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
-from fixture_migrate.claiming.registry import Registry, migration_registry
+from fixture_migrate.claiming.registry import Registry, load_builtin, migration_registry
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError
@@ -278,6 +278,7 @@ class Engine:
         forget_places()  # the folders a previous run stat'ed may have changed since
         self.cache = cache
         self.reuse_changes = reuse_changes
+        self._canonical: tuple[Adapter, Any, str] | None = None  # the canonical adapter, its mapper, its reason
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -417,6 +418,9 @@ class Engine:
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
+        unchanged = self._canonical_unchanged(path, document)
+        if unchanged is not None:
+            return unchanged
         claims = self.decide(document)
         adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
@@ -453,6 +457,30 @@ class Engine:
             # As `apply` will: the new name must lead inside the repo and be free.
             check_new(self._new_target(document.output_path), new_bytes, root=self.options.repo_root)
             result.new_path = document.output_path
+        return result
+
+    def _canonical_unchanged(self, path: Path, document: Document) -> FileResult | None:
+        """The result `_plan` gives a file of canonical payloads that stay as they are, proven
+        from their key sets before any claim rule or mapper runs; None when not proven (the
+        full path then decides, as for any file).
+
+        Proven when every unit is claimed by the built-in canonical adapter (the registry's
+        own `detect`, so the `known_family` rule would give the same claim) and its mapper's
+        `file_at_home` holds: its `map_file` would return `Src(())`, so the file is
+        "unchanged" with the claim's reason, and no check runs (none runs for an unchanged
+        file on the full path either)."""
+        units = document.units
+        if not units or getattr(document, "refused", ()) or document.output_path != path:
+            return None
+        if self._canonical is None:
+            adapter = load_builtin("canonical")
+            self._canonical = (adapter, adapter.mapper, explain(adapter, units[0]))
+        adapter, mapper, reason = self._canonical
+        for unit in units:
+            if unit.shape != "payload" or not mapper.file_at_home(unit.data) or self.registry.detect(unit) is not adapter:
+                return None
+        result = FileResult(path, "unchanged", adapters=[adapter.name] * len(units))
+        result.reason = "; ".join([reason] * len(units))
         return result
 
     def _new_target(self, new_path: Path) -> Path:
