@@ -29,8 +29,11 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
         raise limit.refusal(info.st_size)
     chunks: list[bytes] = []
     remaining = limit.bytes + 1
+    # The first read asks for one byte more than the file holds, so that a short read tells
+    # its end: never for a 1 MiB buffer a small file would leave mostly unused (allocating
+    # one, and shrinking it, costs several times what reading a small file does).
+    wanted = min(remaining, info.st_size + 1, 1 << 20)
     while remaining > 0:
-        wanted = min(remaining, 1 << 20)
         chunk = os.read(fd, wanted)
         if not chunk:
             break
@@ -40,6 +43,7 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
             return chunk
         chunks.append(chunk)
         remaining -= len(chunk)
+        wanted = min(remaining, 1 << 20)
     if remaining <= 0:
         raise limit.refusal(limit.bytes + 1 - remaining, grew=True)
     return b"".join(chunks)
