@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
@@ -27,26 +28,30 @@ _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
 
 
-def _tracked(root: Path) -> list[tuple[str, str]]:
-    """`(path, path relative to root, POSIX)` of each tracked file: `git ls-files`, else a walk."""
+def _tracked(root: Path) -> Iterator[tuple[str, str]]:
+    """`(path, path relative to root, POSIX)` of each tracked file: `git ls-files`, else a walk
+    (yielded as it goes, so a large repository's list is never held whole)."""
     base = str(root)
     if (root / ".git").exists():
         try:
             done = subprocess.run(
                 ["git", "-C", base, "ls-files", "-z"], capture_output=True, timeout=60, check=True
             )
-            names = [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
-            return [(os.path.join(base, name), Path(name).as_posix()) for name in names]
         except (OSError, subprocess.SubprocessError):
             pass
-    found = []
+        else:
+            for name in done.stdout.split(b"\0"):
+                if name:
+                    text = os.fsdecode(name)
+                    yield os.path.join(base, text), Path(text).as_posix()
+            return
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
         if names:
             below = Path(directory).relative_to(root).as_posix()
             prefix = "" if below == "." else below + "/"
-            found.extend((os.path.join(directory, name), prefix + name) for name in sorted(names))
-    return found
+            for name in sorted(names):
+                yield os.path.join(directory, name), prefix + name
 
 
 _HEX_SKETCH = bytes(104 if chr(b) in "0123456789abcdefABCDEF" else 46 for b in range(256))
@@ -138,15 +143,14 @@ class PinIndex:
         if self._digests is None:
             self._digests = self._build()
         size, sha1, sha256 = print_
+        candidates = [self._digests.get(sha256), self._digests.get(sha1), *self._sizes.get((path.name, size), ())]
+        if not any(candidates):
+            return None  # pinned nowhere: the file's own name in the repository is not needed
         try:
             own = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             own = path.as_posix()
-        for digest in (sha256, sha1):
-            place = self._digests.get(digest)
+        for place in candidates:
             if place is not None and place.rsplit(":", 1)[0] != own:
-                return place
-        for place in self._sizes.get((path.name, size), ()):
-            if place.rsplit(":", 1)[0] != own:
                 return place
         return None
