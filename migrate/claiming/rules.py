@@ -86,7 +86,7 @@ def explain(adapter: Adapter, unit: Unit) -> str:
 
 
 __all__ = [
-    "CLAIMED", "OTHER_TOOL", "UNCLAIMED", "NOT_FIXTURE", "Claim", "RULES", "decide", "decide_facts", "explain",
+    "CLAIMED", "OTHER_TOOL", "UNCLAIMED", "NOT_FIXTURE", "Claim", "RULES", "decide", "decide_facts", "decide_known", "explain",
     "claim_words", "held_records", "python_records", "is_local", "other_tool", "other_tool_shape", "LOCAL_FAMILIES",
 ]  # fmt: skip
 
@@ -251,12 +251,29 @@ def decide(
     declared: Any = (),
     root: Path | None = None,
     included: bool = False,
+    detected: Any = None,
 ) -> Claim:
     """The claim for `unit` by `registry` (a `Registry`) and the `declared` families
     (`fixture_migrate.adapting.families`) of the file `path` (`root` the repository root,
-    `included` whether it matches a configured `include`); see the module docstring."""
+    `included` whether it matches a configured `include`); see the module docstring.
+    `detected`, when given, is `(adapter,)`: what `registry.detect(unit)` returned already
+    (`decide_known`), so it is not asked again."""
     facts = UnitFacts(registry, unit, syntax=syntax, path=path, declared=declared, root=root, included=included)
+    if detected is not None:
+        facts.__dict__["detected"] = detected[0]  # the `cached_property`, already known
     return decide_facts(facts)
+
+
+def decide_known(registry: Any, unit: Unit) -> tuple[Claim | None, Adapter | None]:
+    """The claim of `unit` when the first rule decides it (`known_family`: the adapter the
+    registry detects is a known family's), with no other fact computed, and that adapter;
+    else `(None, the adapter detected or None)`, to pass on to `decide` as `detected`."""
+    adapter = registry.detect(unit)
+    if adapter is None or is_local(adapter, unit):
+        return None, adapter
+    claim = Claim(CLAIMED, adapter, explain(adapter, unit))
+    claim.rule = "known_family"
+    return claim, adapter
 
 
 

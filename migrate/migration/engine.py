@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.territory import forget_places
-from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, explain, is_local, python_records
+from fixture_migrate.claiming.rules import (
+    OTHER_TOOL,
+    UNCLAIMED,
+    Claim,
+    decide,
+    decide_known,
+    explain,
+    is_local,
+    python_records,
+)
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.claiming.registry import Registry, load_builtin, migration_registry
 from fixture_migrate.contract import rules as c
@@ -295,19 +304,25 @@ class Engine:
             adapter = self.registry.detect(unit)
             if adapter is not None and not is_local(adapter, unit):
                 raise error
-        included = self._included(document.path)
-        return [
-            decide(
-                self.registry,
-                unit,
-                syntax=document.syntax,
-                path=document.path,
-                declared=self.declared,
-                root=self.options.repo_root,
-                included=included,
-            )
-            for unit in document.units
-        ]
+        claims: list[Claim] = []
+        included = None  # only the rules after `known_family` ask for it
+        for unit in document.units:
+            claim, adapter = decide_known(self.registry, unit)
+            if claim is None:
+                if included is None:
+                    included = self._included(document.path)
+                claim = decide(
+                    self.registry,
+                    unit,
+                    syntax=document.syntax,
+                    path=document.path,
+                    declared=self.declared,
+                    root=self.options.repo_root,
+                    included=included,
+                    detected=(adapter,),
+                )
+            claims.append(claim)
+        return claims
 
     def leftover(self, document: Document) -> str | None:
         """For a Python module in a skill's evals folder with no fixture payload: which module-level
