@@ -73,6 +73,23 @@ def _depth(data: Any) -> int:
     return depth
 
 
+_DEEP_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
+"""In orjson's output indented by two spaces, where each member of a container nested `k`
+deep (the top level is 1) starts a line of `2k` spaces: no such line means nothing nests
+`MAX_DEPTH + 1` deep (a container that deep would be a member of one `MAX_DEPTH` deep)."""
+
+
+def _shallow(data: Any) -> bool:
+    """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
+    orjson writing it indented, in C, and one search for a line indented that deep. False
+    says nothing (`_depth` counts then): the search also finds a `MAX_DEPTH`-deep container
+    that has members, and orjson cannot write an integer beyond 64 bits."""
+    try:
+        return _DEEP_LINE not in orjson.dumps(data, option=orjson.OPT_INDENT_2)
+    except TypeError:
+        return False
+
+
 _STRUCTURE = LazyRegex(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
@@ -202,7 +219,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     sketch = body.translate(_SKETCH)
     # Before the standard library's recursive parse below. No value can nest deeper than
     # the file has brackets, so most files are cleared by one count, without a walk.
-    if sketch.count(b"[") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
+    if sketch.count(b"[") > MAX_DEPTH and not _shallow(data) and _depth(data) > MAX_DEPTH:
         raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in sketch:
         text = body.decode("utf-8") if text is None else text
