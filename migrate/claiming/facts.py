@@ -11,6 +11,7 @@ there, its list of records and whether they carry an input, its trigger lists. T
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -115,7 +116,8 @@ def other_tool_shape(unit: Unit) -> tuple[str, str] | None:
 class UnitFacts:
     """The facts of one payload `unit` of the file `path` (None: given directly), read with
     `registry` (a `Registry`) and the `declared` families; `root` is the repository root,
-    `included` whether the file matches a configured `include`. Every fact is computed on
+    `included` whether the file matches a configured `include` (or a function that tells,
+    asked only by the rules that need it). Every fact is computed on
     first use and kept."""
 
     def __init__(
@@ -127,7 +129,7 @@ class UnitFacts:
         path: Path | None = None,
         declared: Any = (),
         root: Path | None = None,
-        included: bool = False,
+        included: bool | Callable[[], bool] = False,
     ) -> None:
         self.registry = registry
         self.unit = unit
@@ -238,7 +240,8 @@ class UnitFacts:
     @cached_property
     def territory(self) -> str | None:
         """Why the file lies in fixture territory (`territory.territory`), or None."""
-        return t.territory(self.place, self.root, included=self.included)
+        included = self.included() if callable(self.included) else self.included
+        return t.territory(self.place, self.root, included=included)
 
     @cached_property
     def case_file(self) -> str | None:

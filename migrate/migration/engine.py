@@ -12,24 +12,16 @@ other files go on.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.territory import forget_places
-from fixture_migrate.claiming.rules import (
-    OTHER_TOOL,
-    UNCLAIMED,
-    Claim,
-    decide,
-    decide_known,
-    explain,
-    is_local,
-    python_records,
-)
+from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, proven_unchanged, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
-from fixture_migrate.claiming.registry import Registry, load_builtin, migration_registry
+from fixture_migrate.claiming.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase, normalize_payload
 from fixture_migrate.errors import FixtureError, MappingError
@@ -287,7 +279,6 @@ class Engine:
         forget_places()  # the folders a previous run stat'ed may have changed since
         self.cache = cache
         self.reuse_changes = reuse_changes
-        self._canonical: tuple[Adapter, Any, str] | None = None  # the canonical adapter, its mapper, its reason
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -304,25 +295,19 @@ class Engine:
             adapter = self.registry.detect(unit)
             if adapter is not None and not is_local(adapter, unit):
                 raise error
-        claims: list[Claim] = []
-        included = None  # only the rules after `known_family` ask for it
-        for unit in document.units:
-            claim, adapter = decide_known(self.registry, unit)
-            if claim is None:
-                if included is None:
-                    included = self._included(document.path)
-                claim = decide(
-                    self.registry,
-                    unit,
-                    syntax=document.syntax,
-                    path=document.path,
-                    declared=self.declared,
-                    root=self.options.repo_root,
-                    included=included,
-                    detected=(adapter,),
-                )
-            claims.append(claim)
-        return claims
+        included = functools.cache(lambda: self._included(document.path))  # asked by the rules after the first
+        return [
+            decide(
+                self.registry,
+                unit,
+                syntax=document.syntax,
+                path=document.path,
+                declared=self.declared,
+                root=self.options.repo_root,
+                included=included,
+            )
+            for unit in document.units
+        ]
 
     def leftover(self, document: Document) -> str | None:
         """For a Python module in a skill's evals folder with no fixture payload: which module-level
@@ -433,9 +418,10 @@ class Engine:
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
-        unchanged = self._canonical_unchanged(path, document)
-        if unchanged is not None:
-            return unchanged
+        proven = proven_unchanged(self.registry, document)
+        if proven is not None:  # canonical, as it is: no claim rule, mapper or check to run
+            names = [claim.adapter.name for claim in proven]  # type: ignore[union-attr]
+            return FileResult(path, "unchanged", names, reason="; ".join(claim.reason for claim in proven))
         claims = self.decide(document)
         adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
@@ -472,30 +458,6 @@ class Engine:
             # As `apply` will: the new name must lead inside the repo and be free.
             check_new(self._new_target(document.output_path), new_bytes, root=self.options.repo_root)
             result.new_path = document.output_path
-        return result
-
-    def _canonical_unchanged(self, path: Path, document: Document) -> FileResult | None:
-        """The result `_plan` gives a file of canonical payloads that stay as they are, proven
-        from their key sets before any claim rule or mapper runs; None when not proven (the
-        full path then decides, as for any file).
-
-        Proven when every unit is claimed by the built-in canonical adapter (the registry's
-        own `detect`, so the `known_family` rule would give the same claim) and its mapper's
-        `file_at_home` holds: its `map_file` would return `Src(())`, so the file is
-        "unchanged" with the claim's reason, and no check runs (none runs for an unchanged
-        file on the full path either)."""
-        units = document.units
-        if not units or getattr(document, "refused", ()) or document.output_path != path:
-            return None
-        if self._canonical is None:
-            adapter = load_builtin("canonical")
-            self._canonical = (adapter, adapter.mapper, explain(adapter, units[0]))
-        adapter, mapper, reason = self._canonical
-        for unit in units:
-            if unit.shape != "payload" or not mapper.file_at_home(unit.data) or self.registry.detect(unit) is not adapter:
-                return None
-        result = FileResult(path, "unchanged", adapters=[adapter.name] * len(units))
-        result.reason = "; ".join([reason] * len(units))
         return result
 
     def _new_target(self, new_path: Path) -> Path:

@@ -110,7 +110,8 @@ def test_options_context_infers_nothing_itself(tmp_path: Path):
     assert (context.source_file, context.skill) == ("skills/x/evals/a.json", "given")
 
 
-# The canonical fast path (`Engine._canonical_unchanged`) against the full path: payloads near
+# The canonical fast path (`claiming.rules.proven_unchanged`, before any claim rule or mapper)
+# against the full path: payloads near
 # the canonical shape, members at home or not, in JSON and YAML.
 
 CANONICAL_VERSION = "spec-first.workflow-eval-fixtures.v1"
@@ -158,7 +159,7 @@ def test_the_canonical_fast_path_plans_what_the_full_path_plans(tmp_path, monkey
     path = tmp_path / f"{where}.{syntax}"
     fast = Engine(Options(repo_root=tmp_path)).plan_bytes(path, text.encode("utf-8"))
     with monkeypatch.context() as patched:
-        patched.setattr(Engine, "_canonical_unchanged", lambda self, path, document: None)
+        patched.setattr(engine_module, "proven_unchanged", lambda registry, document: None)
         full = Engine(Options(repo_root=tmp_path)).plan_bytes(path, text.encode("utf-8"))
     assert _outcome(fast) == _outcome(full)
 
