@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.evidence import evidence, input_records, looks_like_fixture, record_list
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.claiming import territory as t
 from fixture_migrate.formats import Unit
@@ -181,6 +180,8 @@ class UnitFacts:
         """True when the payload carries the full evidence of eval cases outside territory
         (`evidence.evidence`: every record an input and an expected outcome, or trigger
         lists): what makes a local family worth naming there."""
+        from fixture_migrate.adapting.evidence import evidence
+
         return evidence(self.unit)[0] is not None
 
     @cached_property
@@ -193,6 +194,8 @@ class UnitFacts:
     @cached_property
     def records_found(self) -> tuple[str | None, list[Any]] | None:
         """`(key, records)` of the payload's list of records (`evidence.record_list`)."""
+        from fixture_migrate.adapting.evidence import record_list
+
         return record_list(self.unit.data)
 
     @property
@@ -210,6 +213,8 @@ class UnitFacts:
         """Whether the records are cases by their inputs, and why (`evidence.input_records`)."""
         if self.records_found is None:
             return False, "it holds no list of records"
+        from fixture_migrate.adapting.evidence import input_records
+
         return input_records(self.records)
 
     @cached_property
@@ -256,6 +261,8 @@ class UnitFacts:
     @cached_property
     def looks_like_fixture(self) -> bool:
         """True when the payload looks like a fixture (`evidence.looks_like_fixture`)."""
+        from fixture_migrate.adapting.evidence import looks_like_fixture
+
         return looks_like_fixture(self.unit)
 
     @cached_property

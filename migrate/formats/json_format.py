@@ -15,15 +15,17 @@ from bisect import bisect_right
 from functools import cached_property
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text, integer_too_long
-from fixture_migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
 from fixture_migrate.formats.target import Node, Src
 from fixture_migrate.formats.target import Path as NodePath
 from fixture_migrate.patterns import LazyRegex
+
+if TYPE_CHECKING:  # the span parser and writer are imported where a file is written or placed
+    from fixture_migrate.formats.json_text import JNode, JsonStyle
 
 CHECKS_DEPTH = True
 """`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""
@@ -227,6 +229,8 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     if duplicates == "last":
         return data
     if not _no_repeated_key(body, data):
+        from fixture_migrate.formats.json_text import parse_spans
+
         parse_spans(body.decode("utf-8") if text is None else text)  # raises, placing the repeat
     return data
 
@@ -258,10 +262,14 @@ class JsonDocument(Document):
 
     @cached_property
     def spans(self) -> JNode:
+        from fixture_migrate.formats.json_text import parse_spans
+
         return parse_spans(self.text)
 
     @cached_property
     def style(self) -> JsonStyle:
+        from fixture_migrate.formats.json_text import detect_style
+
         return detect_style(self.text, self.spans)
 
     def render(self, targets: list[Node]) -> bytes:
@@ -269,6 +277,8 @@ class JsonDocument(Document):
         if isinstance(target, Src) and target.path == ():
             return self.raw
         root = self.spans
+        from fixture_migrate.formats.json_text import JsonWriter
+
         writer = JsonWriter(self.text, root, self.style)
         new = self.text[: root.start] + writer.render(target, "") + self.text[root.end :]
         return (BOM if self.bom else b"") + new.encode("utf-8")
