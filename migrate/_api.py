@@ -6,7 +6,8 @@ the migration engine (`fixture_migrate.migration`), the read side behind
 export pipelines (`fixture_migrate.importing.pipeline`,
 `fixture_migrate.exporting.pipeline`) and the configuration
 (`fixture_migrate.config`). Errors are raised as `MigrationError`, statuses are
-`Status` members, and nothing here prints.
+`Status` members (the engine's own enum, `fixture_migrate.migration.status`), and
+nothing here prints.
 
 (Some 730 lines, over the ~500 the project aims for: one public function per verb,
 each with its doctest, kept together so the API reads in one place.)
@@ -17,41 +18,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Union
 
 from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.migration.status import Status
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 DEFAULT_TEXT_PATH = "fixture.json"
 """The file name `migrate_text` assumes when none is given: its suffix says JSON."""
-
-
-class Status(StrEnum):
-    """What a migration does to one file.
-
-    A `StrEnum`: each member equals its value (`Status.CHANGED == "changed"`), the word
-    the command line's `--output-format json` prints.
-    """
-
-    CHANGED = "changed"
-    """A migration is planned (or was written)."""
-    UNCHANGED = "unchanged"
-    """A fixture already canonical: its bytes stay."""
-    NOT_FIXTURE = "not_fixture"
-    """No adapter claims the file; it is left alone."""
-    ERROR = "error"
-    """The file cannot be read or migrated; `Plan.error` says why."""
-    OTHER_TOOL = "other_tool"
-    """Another eval tool's file, left alone for `import --from <import_from>`."""
-    UNCLAIMED = "unclaimed"
-    """Looks like a fixture of a local family, without the evidence to migrate it: left
-    alone and named, with what is missing (`fixture-migrate suggest` drafts a table)."""
-    SKIPPED = "skipped"
-    """A walked file no parser can read, outside the places fixtures live (a run's report
-    sets it; a plan of a single file is an error instead)."""
 
 
 class MigrationError(FixtureError):
@@ -245,7 +221,7 @@ def _plan(result: Any) -> Plan:
     error = None if result.error is None else MigrationError.of(result.error, result.path)
     return Plan(
         path=result.path,
-        status=Status(result.status),
+        status=result.status,
         adapters=tuple(result.adapters),
         new_path=result.new_path,
         old_bytes=result.old_bytes,
@@ -293,7 +269,7 @@ def migrate_text(
     result = _engine(root, skill).plan_bytes(full, raw)
     if result.error is not None:
         raise MigrationError.of(result.error, name)
-    return result.new_bytes if result.status == Status.CHANGED else raw
+    return result.new_bytes if result.status is Status.CHANGED else raw
 
 
 def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
@@ -357,7 +333,7 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     result = engine.plan(file)
     if result.error is not None:
         raise MigrationError.of(result.error, file)
-    if result.status == Status.CHANGED:
+    if result.status is Status.CHANGED:
         try:
             engine.apply(result)
         except FixtureError as error:

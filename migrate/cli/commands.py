@@ -34,6 +34,7 @@ from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
+from fixture_migrate.migration.status import Status
 from fixture_migrate.files.parallel import Done, ordered_map
 from fixture_migrate.files.paths import diff_name
 from fixture_migrate.slots import Record
@@ -80,19 +81,19 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     file's bytes only when writing."""
     path, error = item
     if error is not None:
-        return FileResult(path, "error", error=error), ""
+        return FileResult(path, Status.ERROR, error=error), ""
     assert _WORKER is not None
     engine, mode = _WORKER
     result = engine.plan(path)
     diff = ""
-    if result.status == "changed" and mode.diff:
+    if result.status is Status.CHANGED and mode.diff:
         assert result.old_bytes is not None and result.new_bytes is not None
         root = engine.options.repo_root
         new_name = None if result.new_path is None else diff_name(result.new_path, root)
         diff = render_file_diff(
             result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
         )
-    if result.status == "changed" and result.old_bytes is not None:
+    if result.status is Status.CHANGED and result.old_bytes is not None:
         from fixture_migrate.consumers.pins import fingerprint
 
         result.fingerprint = fingerprint(result.old_bytes)
@@ -167,16 +168,16 @@ def run_migrate(
         if cache is not None and result.cache_entry is not None:
             relative, digest = result.cache_entry
             cache.put(relative, digest, result)
-        if result.status == "error":
+        if result.status is Status.ERROR:
             _skip_or_describe(result, named=path in named, options=options)
         record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
-        if result.reason and result.status not in ("changed", "unchanged"):
+        if result.reason and result.status not in (Status.CHANGED, Status.UNCHANGED):
             record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
         if result.import_from:
             record["import_from"] = result.import_from
         if emit.one_document:  # only a document printed at the end needs every file's record
             records.append(record)
-        if result.status == "error":
+        if result.status is Status.ERROR:
             assert result.error is not None
             report.error(_display(path), result.error)
             record["error"] = output.error_record(result.error)
@@ -184,33 +185,33 @@ def run_migrate(
         report.count(result.status)
         # The notes of "not a fixture", "skipped" and "unchanged" show only when verbose: not
         # even made otherwise (a run over a large tree makes one per file).
-        if result.status == "not_fixture":
+        if result.status is Status.NOT_FIXTURE:
             if report.verbose:
                 report.note(f"{_display(path)}: not a fixture, skipped")
-        elif result.status == "other_tool":
+        elif result.status is Status.OTHER_TOOL:
             assert result.import_from is not None
             other_tools[result.import_from] += 1
             left.add(result, _display(path))
             report.note(f"{_display(path)}: left for import: {result.reason}")
-        elif result.status == "unclaimed":
+        elif result.status is Status.UNCLAIMED:
             left.add(result, _display(path))
             report.note(
                 f"{_display(path)}: not migrated: {result.reason}; "
                 f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it"
             )
             emit.unclaimed(path, result.reason)
-        elif result.status == "skipped":
+        elif result.status is Status.SKIPPED:
             if report.verbose:
                 report.note(f"{_display(path)}: skipped: {result.reason}")
-        elif result.status == "unchanged":
+        elif result.status is Status.UNCHANGED:
             if report.verbose:
                 report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         else:
             place = None if mode.include_pinned else _pinned(pins, result, options)
             if place is not None:
-                report.counts["changed"] -= 1
+                report.counts[Status.CHANGED] -= 1
                 pinned += 1
-                record.update(status="pinned", pinned_by=place)
+                record.update(status=Status.PINNED, pinned_by=place)
                 report.note(
                     f"{_display(path)}: left as it is: pinned by `{place}` (its digest or size); "
                     "`--include-pinned` migrates it",
@@ -222,14 +223,14 @@ def run_migrate(
                 moved.update(result.to_extensions)
     summary = {
         "files_scanned": scanned,
-        "migrated": report.counts["changed"],
+        "migrated": report.counts[Status.CHANGED],
         "cases_migrated": cases,
-        "unchanged": report.counts["unchanged"],
-        "not_fixtures": report.counts["not_fixture"],
+        "unchanged": report.counts[Status.UNCHANGED],
+        "not_fixtures": report.counts[Status.NOT_FIXTURE],
         "other_tools": dict(sorted(other_tools.items())),
-        "unclaimed": report.counts["unclaimed"],
-        "skipped": report.counts["skipped"],
-        "errors": report.counts["error"],
+        "unclaimed": report.counts[Status.UNCLAIMED],
+        "skipped": report.counts[Status.SKIPPED],
+        "errors": report.counts[Status.ERROR],
         "moved_to_extensions": dict(sorted(moved.items())),
         "written": mode.write,
         "families_not_migrated": left.families,
@@ -267,7 +268,7 @@ def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> N
     assert result.error is not None
     reason = skip_reason(result.path, result.error, named=named, repo_root=options.repo_root, options=options)
     if reason is not None:
-        result.status, result.reason, result.error = "skipped", reason, None
+        result.status, result.reason, result.error = Status.SKIPPED, reason, None
     else:
         result.error = described(result.path, result.error, root=options.repo_root)
 
@@ -300,9 +301,9 @@ def _handle_change(
         try:
             engine.apply(result)
         except FixtureError as error:
-            report.counts["changed"] -= 1
+            report.counts[Status.CHANGED] -= 1
             report.error(_display(result.path), error)
-            record.update(status="error", error=output.error_record(error))
+            record.update(status=Status.ERROR, error=output.error_record(error))
             return False
     record["written"] = mode.write
     verb = "migrated" if mode.write else "would migrate"
@@ -329,44 +330,48 @@ def _start_reader(options: Options, as_migrated: bool, output_format: str) -> No
     _READER = (Reader(Engine(options)), as_migrated, emitter_class(output_format))
 
 
-def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
+_Normalized = tuple[Path, Status | None, FixtureError | None, bytes, int]
+"""What normalizing one file gives back (`_normalize_file`)."""
+
+
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> _Normalized:
     """Normalize one file; see `_normalize_file`. Anything unforeseen is this file's error."""
     try:
         return _normalize_file(item)
     except Exception as exc:  # noqa: BLE001 - one file never stops the run
-        return item[0], "error", unexpected(exc), b"", 0
+        return item[0], Status.ERROR, unexpected(exc), b"", 0
 
 
-def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
+def _normalize_file(item: tuple[Path, FixtureError | None]) -> _Normalized:
     """Normalize one file (in a worker process when the run has several).
 
-    Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
-    `text` the file's cases already serialized as UTF-8 (the members of a JSON array, or
-    JSON Lines), so only bytes travel back to the main process.
+    Returns `(path, status, error, text, cases)`: status None (its cases are read),
+    `NOT_FIXTURE` or `ERROR`; `text` the file's cases already serialized as UTF-8 (the
+    members of a JSON array, or JSON Lines), so only bytes travel back to the main process.
     """
     path, error = item
     if error is not None:
-        return path, "error", error, b"", 0
+        return path, Status.ERROR, error, b"", 0
     assert _READER is not None
     reader, as_migrated, emitter = _READER
     loaded = reader.load(path)
     if loaded.error is not None:
-        return path, "error", loaded.error, b"", 0
+        return path, Status.ERROR, loaded.error, b"", 0
     if not any(loaded.adapters):
-        return path, "not_fixture", None, b"", 0
+        return path, Status.NOT_FIXTURE, None, b"", 0
     bad = reader.non_object_cases(loaded)
     if bad:
         number, where = bad[0]
         line, column = where or (None, None)
         problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
-        return path, "error", problem, b"", 0
+        return path, Status.ERROR, problem, b"", 0
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated)
     except FixtureError as problem:
-        return path, "error", problem, b"", 0
+        return path, Status.ERROR, problem, b"", 0
     if not cases:
-        return path, "cases", None, b"", 0
-    return path, "cases", None, emitter.encode_cases(cases), len(cases)
+        return path, None, None, b"", 0
+    return path, None, None, emitter.encode_cases(cases), len(cases)
 
 
 def run_normalize(
@@ -390,12 +395,12 @@ def run_normalize(
     emit = emitter_for(output_format, out=out, root=options.repo_root)
     emit.cases_begin()
     for path, status, error, text, count in report.track(results, "normalize", total):
-        if status == "error":
+        if status is Status.ERROR:
             assert error is not None
             report.error(_display(path), error)
             continue
-        if status == "not_fixture":
-            report.count("not_fixture")
+        if status is Status.NOT_FIXTURE:
+            report.count(Status.NOT_FIXTURE)
             report.note(f"{_display(path)}: not a fixture, skipped")
             continue
         if report.verbose:

@@ -19,6 +19,7 @@ from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.files.paths import diff_name
 from fixture_migrate.files.root import make_directories
 from fixture_migrate.files.writes import write_atomic
+from fixture_migrate.migration.status import Status
 
 if TYPE_CHECKING:
     from fixture_migrate.cli.emitters import Emitter
@@ -47,7 +48,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
         report.error(shown, FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal"))
         return report.exit_code
     if not plan.changed:
-        report.count("unchanged")
+        report.count(Status.UNCHANGED)
         report.note(f"{shown}: unchanged ({_cases(plan.cases)}, {plan.adapter.format})", always=True)
         return report.exit_code
     if request.diff:
@@ -61,7 +62,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
             return report.exit_code
     else:
         verb = f"would {'update' if plan.old_bytes is not None else 'import'}"
-    report.count("changed")
+    report.count(Status.CHANGED)
     if not request.diff:
         report.note(f"{verb} {shown}: {_cases(plan.cases)} ({plan.adapter.format})", always=True)
     return report.exit_code
@@ -114,7 +115,7 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
     for note in plan.notes:
         report.note(note)
     if not plan.changed:
-        report.count("unchanged")
+        report.count(Status.UNCHANGED)
         result["status"] = "unchanged"
         report.note(f"{shown}: unchanged ({plan.cases} case(s), {plan.adapter.format})", always=True)
         return _finish(report, result, emit)
@@ -131,7 +132,7 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
         report.error(shown, failure)
         result["errors"].append({"file": shown, "code": failure.code, "message": failure.message})
         return _finish(report, result, emit)
-    report.count("changed")
+    report.count(Status.CHANGED)
     result["status"] = "written"
     report.note(f"exported {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
     return _finish(report, result, emit)
