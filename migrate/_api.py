@@ -547,7 +547,6 @@ def import_file(
     '2+2?'
     """
     from fixture_migrate.importing.pipeline import ImportFailed, ImportRequest, plan_import
-    from fixture_migrate.files.writes import write_atomic
 
     paths = _paths(sources)
     _file_names(*paths, dest, repo_root)
@@ -563,13 +562,7 @@ def import_file(
         raise MigrationError.of(error, Path(where)) from None
     status = Status.CHANGED if planned.changed else Status.UNCHANGED
     if planned.changed and write:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
-        except FixtureError as error:
-            raise MigrationError.of(error, target) from None
-        except OSError as error:
-            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+        _write_dest(target, planned.new_bytes, planned.old_bytes, root)
     return Plan(
         path=target,
         status=status,
@@ -578,6 +571,17 @@ def import_file(
         new_bytes=planned.new_bytes if planned.changed else None,
         cases=planned.cases,
     )
+
+
+def _write_dest(target: Path, data: bytes, original: bytes | None, root: Path) -> None:
+    """Write an import's or an export's DEST as the command line writes it
+    (`fixture_migrate.files.writes.write_dest`); raises `MigrationError` about `target`."""
+    from fixture_migrate.files.writes import write_dest
+
+    try:
+        write_dest(target, data, original=original, root=root)
+    except FixtureError as error:
+        raise MigrationError.of(error, target) from None
 
 
 def export_file(
@@ -614,8 +618,6 @@ def export_file(
     """
     from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
     from fixture_migrate.importing.pipeline import ImportFailed
-    from fixture_migrate.files.root import make_directories
-    from fixture_migrate.files.writes import write_atomic
 
     files = _paths(paths)
     _file_names(*files, dest, repo_root)
@@ -631,13 +633,7 @@ def export_file(
     if strict and losses:
         raise MigrationError(f"{len(losses)} loss(es) exporting to {to}", code="loss", path=target)
     if planned.changed and write:
-        try:
-            make_directories(target.parent, root)
-            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
-        except FixtureError as error:
-            raise MigrationError.of(error, target) from None
-        except OSError as error:
-            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+        _write_dest(target, planned.new_bytes, planned.old_bytes, root)
     return Plan(
         path=target,
         status=Status.CHANGED if planned.changed else Status.UNCHANGED,

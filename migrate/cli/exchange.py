@@ -2,9 +2,10 @@
 
 The pipelines (`fixture_migrate.importing.pipeline.plan_import`,
 `fixture_migrate.exporting.pipeline.plan_export`) work out DEST's bytes and write
-nothing; these shells print the diff, write DEST atomically, tell the user through the
-report, print the output format's product (`fixture_migrate.cli.emitters`) and return
-the exit code the report decides, as the other runs in `fixture_migrate.cli.commands` do.
+nothing; these shells print the diff, write DEST (`fixture_migrate.files.writes.write_dest`,
+as the API does), tell the user through the report, print the output format's product
+(`fixture_migrate.cli.emitters`) and return the exit code the report decides, as the
+other runs in `fixture_migrate.cli.commands` do.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from fixture_migrate.cli.report import Report
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.files.paths import diff_name
-from fixture_migrate.files.root import make_directories
-from fixture_migrate.files.writes import write_atomic
+from fixture_migrate.files.writes import write_dest
 from fixture_migrate.migration.status import Status
 
 if TYPE_CHECKING:
@@ -145,15 +145,10 @@ def _finish(report: Report, result: dict[str, Any], emit: Emitter) -> int:
 
 
 def _write_dest(request: Any, plan: Any) -> FixtureError | None:
-    """Write `plan.new_bytes` to `request.dest` (its folders made first) under the root
-    rule, atomically, keeping the mode of the file it replaces; the error, if any."""
+    """Write `plan.new_bytes` to `request.dest` (`fixture_migrate.files.writes.write_dest`);
+    the error, if any."""
     try:
-        make_directories(request.dest.parent, request.repo_root)
-        write_atomic(
-            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-        )
+        write_dest(request.dest, plan.new_bytes, original=plan.old_bytes, root=request.repo_root)
     except FixtureError as error:
         return error
-    except OSError as error:
-        return FixtureError(f"cannot write: {error}", code="io")
     return None
