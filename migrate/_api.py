@@ -327,18 +327,18 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     >>> fixture_migrate.migrate_file(file).status
     <Status.UNCHANGED: 'unchanged'>
     """
+    from fixture_migrate.migration.run import MigrateMode, MigrationRun
+
     _file_names(path, repo_root)
     file = Path(path)
     engine = _configured(file, repo_root, skill)
-    result = engine.plan(file)
-    if result.error is not None:
-        raise MigrationError.of(result.error, file)
-    if result.status is Status.CHANGED:
-        try:
-            engine.apply(result)
-        except FixtureError as error:
-            raise MigrationError.of(error, file) from None
-    return _plan(result)
+    # The run's own steps for one named file (never skipped); pins are the caller's to weigh,
+    # as they always were here (no pin index).
+    run = MigrationRun(engine, MigrateMode(include_pinned=True), named=(file,))
+    outcome = run.settle(engine.plan(file))
+    if outcome.error is not None:
+        raise MigrationError.of(outcome.error, file)
+    return _plan(outcome.result)
 
 
 def load(path: PathLike, text: str | bytes | None = None) -> list[Any]:
