@@ -349,7 +349,8 @@ class _Reads(cst.CSTVisitor):
         return isinstance(parent, cst.AnnAssign) and parent.target is node
 
     def _statement_versions(self, node: cst.CSTNode, versions: set[str]) -> bool:
-        """Whether the statement holding `node` holds one of the legacy `versions` as a string."""
+        """Whether the statement holding `node` checks for one of the legacy `versions` with a string
+        (`References.checks_version`)."""
         current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self._parent(current)
@@ -360,7 +361,7 @@ class _Reads(cst.CSTVisitor):
 
         class _Find(cst.CSTVisitor):
             def visit_SimpleString(self, s: cst.SimpleString) -> None:
-                if _string(s) in versions:
+                if References.checks_version(_string(s), versions):
                     found.append(s)
 
         holder.visit(_Find())
@@ -469,6 +470,13 @@ class _Reads(cst.CSTVisitor):
         strings = [_string(element.value) for element in elements]
         if len(strings) < 2 or any(s is None for s in strings):
             return
+        parent = self._parent(node)
+        iterated = (
+            (isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node)
+            or (isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node)
+        )
+        if not iterated:
+            return  # a value (`assert tags == ["expected", "trigger"]`), not names looped over
         labels = self._consumer_labels(node)
         if not labels:
             return

@@ -15,7 +15,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fixture_migrate.consumers.findings import FIX, Finding, References, apply_edits, innermost
-from fixture_migrate.consumers.moves import FixtureMoves, legacy_versions, migrated_moves, planned_moves
+from fixture_migrate.consumers.moves import (
+    FixtureMoves,
+    former_jsonl,
+    legacy_versions,
+    migrated_moves,
+    planned_moves,
+    validation_problems,
+)
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.engine import Engine
 from fixture_migrate.files.ignore import GitIgnore
@@ -52,6 +59,15 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
             assert result.old_bytes is not None
             document = load_document(path, result.old_bytes, py_names=engine.options.py_names)
             new_path = result.new_path
+            moves = planned_moves(result.moves)
+            problems: tuple[str, ...] = ()
+            if result.new_bytes is not None:  # what the planned file itself shows, as after `migrate`
+                planned = load_document(new_path or path, result.new_bytes, py_names=engine.options.py_names)
+                units = [unit.data for unit in planned.units]
+                for key, move in migrated_moves(units)[1].items():
+                    moves.setdefault(key, move)
+                if new_path is not None:
+                    problems = validation_problems(units, relative_source(new_path, root), engine.options.skill)
             found.append(
                 FixtureMoves(
                     path,
@@ -59,7 +75,8 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     new_path=new_path,
                     new_relative=None if new_path is None else relative_source(new_path, root),
                     versions=legacy_versions([unit.data for unit in document.units]),
-                    moves=planned_moves(result.moves),
+                    moves=moves,
+                    problems=problems,
                 )
             )
         elif result.status == "unchanged":
@@ -68,8 +85,24 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
             except FixtureError as error:
                 errors.append((path, error))
                 continue
-            versions, moves = migrated_moves([unit.data for unit in document.units])
-            if versions:
+            units = [unit.data for unit in document.units]
+            versions, moves = migrated_moves(units)
+            former = former_jsonl(path, units)
+            if former is not None:  # migrated from JSON Lines: code may still name the old file
+                found.append(
+                    FixtureMoves(
+                        former,
+                        relative_source(former, root),
+                        new_path=path,
+                        new_relative=relative,
+                        versions=versions,
+                        moves=moves,
+                        migrated=True,
+                        problems=validation_problems(units, relative, engine.options.skill),
+                        guessed=not versions,
+                    )
+                )
+            elif versions:
                 found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True))
     return found, errors
 

@@ -7,16 +7,22 @@ data is followed by name as in `fixture_migrate.consumers.python_code`: a name b
 fixture data) from an expression that holds a string naming a migrated file, or another
 such name, holds fixture data.
 
-Rewrites (`FIX`): a member read `x.k` -> `("n" in Object(x) ? x.n : x.k)` (`in`, not `??`: a
-moved member may hold null), `x["k"]` likewise, a
-home under `extensions` through `x.extensions?.n`; a read of `schema_version` in a
-statement that compares it with a legacy version -> `(x.extensions?.migrated_from ??
-x.schema_version)`; a path string naming a file the migration moved (`cases.jsonl`), once
-the new file is there. For a person: destructuring, object literals in assertions
-(`toMatchObject`, `toEqual`, `objectContaining`), declared schemas (`z.object`,
-`z.literal`), lists of field names, writes of legacy names and legacy-shaped literals.
+Fixture data also flows into the file's own named functions, by position, from their calls
+(`check(examples)`).
 
-The module runs to some 630 lines: the binding walk, the reads and the person-only patterns
+Rewrites (`FIX`): a member read `x.k` -> `("n" in Object(x) ? x.n : x.k)` (`in`, not `??`: a
+moved member may hold null), `x["k"]` likewise, a home under `extensions` through
+`x.extensions?.n`; a receiver with a call in it evaluated once, as the argument of an arrow
+function making the same read (`((o) => ("n" in Object(o) ? o.n : o.k))(byId.get("a"))`);
+a read of `schema_version` in a statement that checks it for a legacy version (the version,
+a part of it, or a constant bound to it) -> the same fallback through
+`extensions.migrated_from`. For a person: destructuring, object literals in assertions
+(`toMatchObject`, `toEqual`, `objectContaining`), declared schemas (`z.object`,
+`z.literal`), lists of field names looped over, writes of legacy names and legacy-shaped
+literals, and a path to a JSON Lines file the migration moves (read line by line, so the
+reading changes with the path).
+
+The module runs to some 700 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 
@@ -74,6 +80,9 @@ ASSERTIONS = frozenset(
     {"toMatchObject", "toEqual", "toStrictEqual", "objectContaining", "deepEqual", "deepStrictEqual", "toMatchInlineSnapshot"}
 )
 WRITES = frozenset({"writeFileSync", "writeFile", "stringify", "outputJson", "outputJsonSync", "writeJson", "writeJsonSync"})
+
+ITERATIONS = frozenset({"forEach", "map", "every", "some", "filter", "flatMap", "reduce", "find", "findIndex"})
+"""The array methods that walk a list of field names one by one."""
 
 _PARSERS: dict[str, Any] = {}
 
@@ -166,14 +175,18 @@ def _pattern_names(node: Any, source: _Source) -> list[str]:
 
 
 class _Scan:
-    def __init__(self, path: str, source: _Source, refs: References, root: Any) -> None:
+    def __init__(self, path: str, source: _Source, refs: References, root: Any, typed: bool = False) -> None:
         self.path = path
+        self.typed = typed
         self.source = source
         self.refs = refs
         self.root = root
         self.nodes: list[Any] = []
         self.bindings: list[tuple[int, list[str], Any]] = []
         self.callbacks: list[tuple[Any, Any]] = []  # (call, function argument)
+        self.functions: dict[str, list[Any]] = {}  # the file's named functions
+        self.constants: dict[str, str] = {}  # names bound to a string literal
+        self.calls: list[tuple[str, Any, Any]] = []  # (callee name, call, arguments)
         self.own: dict[int, set[int]] = {}
         self.names: dict[tuple[int, str], frozenset[int]] = {}
         self.memo: dict[int, frozenset[int]] = {}
@@ -200,6 +213,12 @@ class _Scan:
                 name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
                 if name is not None and value is not None:
                     self.bindings.append((self.key(_scope(node)), _pattern_names(name, source), value))
+                    if name.type == "identifier" and value.type == "string":
+                        text = _string(value, source)
+                        if text is not None:
+                            self.constants[source.code(name)] = text
+                    if name.type == "identifier" and value.type in FUNCTIONS:
+                        self.functions.setdefault(source.code(name), []).append(value)
             elif kind == "assignment_expression":
                 left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
                 if left is not None and right is not None:
@@ -214,11 +233,15 @@ class _Scan:
                 name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
                 if name is not None and body is not None:  # a function returning fixture data
                     self.bindings.append((self.key(_scope(node)), [source.code(name)], body))
+                    self.functions.setdefault(source.code(name), []).append(node)
             elif kind == "call_expression":
                 arguments = node.child_by_field_name("arguments")
                 for arg in arguments.named_children if arguments is not None else ():
                     if arg.type in FUNCTIONS:
                         self.callbacks.append((node, arg))
+                callee = node.child_by_field_name("function")
+                if callee is not None and callee.type == "identifier" and arguments is not None:
+                    self.calls.append((source.code(callee), node, arguments))
             stack.extend(reversed(node.children))
 
     def chain(self, node: Any) -> list[int]:
@@ -302,9 +325,39 @@ class _Scan:
                 ]
                 for name in names:
                     changed |= self.bind(function.id, name, frozenset(labels))
+            changed |= self.pass_arguments()
             if not changed:
                 break
         self.memo.clear()
+
+    def pass_arguments(self) -> bool:
+        """Bind the parameters of the file's own named functions to what its calls pass them:
+        `check(examples)` with `examples` fixture data makes `check`'s first parameter fixture
+        data in its body (by position; a rest or destructured parameter is left alone)."""
+        changed = False
+        for name, call, arguments in self.calls:
+            functions = self.functions.get(name)
+            if not functions:
+                continue
+            args = [arg for arg in arguments.named_children if arg.type != "comment"]
+            for function in functions:
+                params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+                if params is None:
+                    continue
+                names = [params] if params.type == "identifier" else [
+                    child for child in params.named_children if child.type != "comment"
+                ]
+                for arg, param in zip(args, names):
+                    if arg.type == "spread_element":
+                        break
+                    target = param.child_by_field_name("pattern") if param.type in (
+                        "required_parameter", "optional_parameter") else param
+                    if target is None or target.type != "identifier":
+                        continue
+                    labels = self.labels(arg)
+                    if labels:
+                        changed |= self.bind(function.id, self.source.code(target), labels)
+        return changed
 
     # --- findings ---------------------------------------------------------------------------
 
@@ -350,8 +403,10 @@ class _Scan:
         stack = [current]
         while stack:
             item = stack.pop()
-            if item.type in ("string", "template_string") and _string(item, self.source) in versions:
+            if item.type in ("string", "template_string") and References.checks_version(_string(item, self.source), versions):
                 return True
+            if item.type == "identifier" and References.checks_version(self.constants.get(self.source.code(item)), versions):
+                return True  # `x.schema_version !== FIXTURE_SCHEMA_VERSION`
             if item.type not in ("statement_block",):
                 stack.extend(item.children)
         return False
@@ -410,14 +465,16 @@ class _Scan:
         if parent is not None and parent.type in ("update_expression", "unary_expression") and self.source.code(parent).startswith("delete"):
             self.add(node, key, move.home, "write", labels, advice=f"deletes `{key}`; its value is at `{move.home}` now")
             return
+        optional = any(child.type == "optional_chain" for child in node.children)
+        q = quote or '"'
         if not self.pure(receiver):
+            # A receiver with a call in it is evaluated once: it becomes the argument of an
+            # arrow function that reads the new home with its fallback.
             self.add(node, key, move.home, pattern, labels,
-                     advice=f"bind `{self.source.code(receiver)}` to a name, then read `{move.home}` with a fallback")
+                     text=self.asi_safe(node, self.once(receiver, key, home, quote, optional)))
             return
         x = self.source.code(receiver)
         old = self.source.code(node)
-        optional = any(child.type == "optional_chain" for child in node.children)
-        q = quote or '"'
         if quote is None:
             dot = "?." if optional else "."
             new = x + dot + "?.".join(home)
@@ -429,6 +486,22 @@ class _Scan:
         # `in`, not `??`: a member the migration moved may hold null, which `??` would pass over.
         test = f"{q}{home[-1]}{q} in Object({holder})"
         self.add(node, key, move.home, pattern, labels, text=self.asi_safe(node, f"({test} ? {new} : {old})"))
+
+    def once(self, receiver: Any, key: str, home: tuple[str, ...], quote: str | None, optional: bool) -> str:
+        """`((o) => ("n" in Object(o.extensions) ? o.extensions.n : o.k))(receiver)`: the
+        fallback read with `receiver` evaluated once (`o: any` in TypeScript)."""
+        q = quote or '"'
+        param = "o: any" if self.typed else "o"
+        dot = "?." if optional else "."
+        if quote is None:
+            new = "o" + dot + "?.".join(home)
+            old = f"o{dot}{key}"
+            holder = "o" + "".join(f"?.{part}" for part in home[:-1])
+        else:
+            new = "o" + ("?." if optional else "") + "?.".join(f"[{quote}{part}{quote}]" for part in home)
+            old = "o" + ("?." if optional else "") + f"[{quote}{key}{quote}]"
+            holder = "o" + "".join(f"?.[{quote}{part}{quote}]" for part in home[:-1])
+        return f"(({param}) => ({q}{home[-1]}{q} in Object({holder}) ? {new} : {old}))({self.source.code(receiver)})"
 
     def asi_safe(self, node: Any, text: str) -> str:
         """`text` (which opens with `(`) led by `;` where it would start a line of code
@@ -545,15 +618,30 @@ class _Scan:
             new_name = (moved.new_relative or "").rsplit("/", 1)[-1]
             code = self.source.code(node)
             labels = frozenset({self.refs.fixtures.index(moved)})
-            migrated = moved.new_path is not None and moved.new_path.exists() and not moved.path.exists()
-            if migrated and old_name in code:
-                self.add(node, value, moved.new_relative or "", "path", labels, text=code.replace(old_name, new_name))
-            else:
-                self.add(node, value, moved.new_relative or "", "path", labels,
-                         advice=f"the file becomes `{new_name}`, one JSON object with `cases`, not JSON Lines; "
-                         "change the path and how it is read (after `migrate`, `--fix` changes the path)")
+            # For a person only: the file is one JSON object now, so whatever reads it as lines (or
+            # hands it to a tool that does) must change with the path; a new path alone would
+            # trade a missing file for a parse error.
+            self.add(node, value, moved.new_relative or "", "path", labels,
+                     advice=f"the file becomes `{new_name}`, one JSON object with `cases`, not JSON Lines: "
+                     f"read `{new_name}` with JSON.parse and take `.cases`, where this reads `{old_name}` line by line")
+
+    def iterated(self, node: Any) -> bool:
+        """Whether the array literal `node` is looped over as names (`for (const f of [...])`,
+        `[...].forEach(...)`, `const FIELDS = [...]`), not a value passed to a call
+        (`arrayContaining(['expected', 'output-quality'])`: tags, not field names)."""
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "for_in_statement":
+            return parent.child_by_field_name("right") is not None and parent.child_by_field_name("right").id == node.id
+        if parent.type == "member_expression" and parent.parent is not None and parent.parent.type == "call_expression":
+            prop = parent.child_by_field_name("property")
+            return prop is not None and self.source.code(prop) in ITERATIONS
+        return parent.type == "variable_declarator"
 
     def field_list(self, node: Any) -> None:
+        if not self.iterated(node):
+            return
         items = node.named_children
         values = [_string(item, self.source) if item.type == "string" else None for item in items]
         if len(values) < 2 or any(v is None for v in values):
@@ -603,7 +691,7 @@ def find(path: str, text: str, refs: References, *, typescript: bool = False, ts
         bad = _first_error(root)
         line, column = line_column(text, source.offset(bad.start_byte), source.starts)
         raise FixtureError("does not parse", code="invalid_code", line=line, column=column)
-    scan = _Scan(path, source, refs, root)
+    scan = _Scan(path, source, refs, root, typed=typescript or tsx)
     scan.collect()
     if not scan.own:
         return []

@@ -162,6 +162,10 @@ JS_CASES = [
     ("fixture.schema_version === 'prompt-examples/v1'", "schema_version", "schema_version", True),
     # A moved member holding null: `??` would pass over it to the legacy name, gone after migration.
     ("fixture.examples.map((e) => e.fallback_reason)[0]", "member", "fallback_reason", None),
+    # A receiver with a call in it is evaluated once, as an arrow function's argument.
+    ("fixture.examples.find((e) => e.name).dispatch_authorization", "member", "dispatch_authorization", "yes"),
+    # A part of the legacy version that the canonical one lacks: the check would fail on migrated data.
+    ("fixture.schema_version.includes('prompt-examples')", "schema_version", "schema_version", True),
 ]
 
 
@@ -295,3 +299,138 @@ def test_a_rewrite_that_starts_a_line_of_semicolon_free_code_is_led_by_a_semicol
     assert "\n;(" in fixed
     assert _node(fixed, root) == "First"
     assert _node(fixed, _migrated(root)) == "First"
+
+
+def _fixed_runs_on_both(root: Path, code: str, name: str = "c.test.js") -> str:
+    refs = _refs(root)
+    path = root / name
+    fixed, _ = fixed_text(path, code, refs, root)
+    assert fixed != code
+    assert fixed_text(path, fixed, refs, root)[0] == fixed  # idempotent
+    legacy, migrated = _node(fixed, root), _node(fixed, _migrated(root))
+    assert legacy == migrated
+    return legacy
+
+
+def test_script_follows_fixture_data_into_the_files_own_functions(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + (
+        "function pick(data, n) { return data.examples[n].user_intent; }\n"
+        "const other = (thing) => thing.examples;\n"
+        "console.log(JSON.stringify([pick(fixture, 0), other({ examples: 7 })]));\n"
+    )
+    findings = find_in_text(root / "c.test.js", code, _refs(root), root)
+    lines = {(f.line, f.legacy) for f in findings}
+    assert (6, "examples") in lines and (6, "user_intent") in lines  # inside `pick`
+    assert not any(f.line == 7 for f in findings)  # `other` is only ever passed a literal
+    assert _fixed_runs_on_both(root, code) == ["do it", 7]
+
+
+def test_script_schema_version_compared_with_a_constant(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + "const LEGACY = 'prompt-examples/v1';\nconsole.log(JSON.stringify(fixture.schema_version === LEGACY));\n"
+    findings = find_in_text(root / "c.test.js", code, _refs(root), root)
+    assert [(f.pattern, f.who) for f in findings if f.legacy == "schema_version"] == [("schema_version", "fix")]
+    assert _fixed_runs_on_both(root, code) is True
+
+
+def test_members_gathered_into_an_outcome_object_are_read_there(tmp_path):
+    from fixture_migrate.consumers.moves import migrated_moves
+
+    data = {
+        "schema_version": "spec-first.workflow-eval-fixtures.v1",
+        "extensions": {"migrated_from": "local.v1"},
+        "cases": [{"id": "a", "expected_outcome": {"expected_decision": "compile", "expected_next_action": "go"}}],
+    }
+    versions, moves = migrated_moves([data])
+    assert versions == ("local.v1",)
+    assert moves["expected_next_action"].home == "expected_outcome.expected_next_action"
+    assert moves["expected_decision"].inferred
+
+
+@pytest.mark.parametrize(
+    ("glob", "particular"),
+    [("*", False), ("**/*", False), ("*.json", False), ("*-*", False), ("*/*.*", False),
+     ("evals/*.json", True), ("*_cases.json", True), ("skills/*/evals/*.json", True)],
+)
+def test_a_glob_names_fixtures_only_with_a_particular_part(glob, particular):
+    from fixture_migrate.consumers.findings import _names_path, _particular
+
+    assert _particular(glob) is particular
+    assert _names_path(glob, "skills/a/evals/x_cases.json") is particular
+
+
+def test_a_template_string_with_holes_only_names_no_fixture(tmp_path):
+    root = _repo(tmp_path)
+    code = "const stamp = `${a}-${b}`;\nfunction walk(entry) { return entry.examples; }\nwalk(stamp);\n"
+    assert find_in_text(root / "walk.js", code, _refs(root), root) == []
+
+
+def test_a_projected_copy_of_the_tree_names_the_fixture():
+    from fixture_migrate.consumers.findings import _names_path
+
+    assert _names_path(".agents/skills/a/evals/examples.json", "skills/a/evals/examples.json")
+    assert _names_path(".claude/workflows/a/evals/examples.json", "skills/a/evals/examples.json")
+    assert not _names_path(".claude/workflows/b/evals/examples.json", "skills/a/evals/examples.json")
+
+
+def test_field_lists_are_lists_looped_over_not_values(tmp_path):
+    root = _repo(tmp_path)
+    refs = _refs(root)
+    js = JS + (
+        "for (const f of ['user_intent', 'expected_posture']) console.log(fixture.examples[0][f]);\n"
+        "expect(tags).toEqual(expect.arrayContaining(['user_intent', 'expected_posture']));\n"
+    )
+    found = [(f.line, f.pattern) for f in find_in_text(root / "c.test.js", js, refs, root) if f.pattern == "field_list"]
+    assert found == [(6, "field_list")]
+    py = PY_HEAD + (
+        "def run():\n    d = load()\n    for f in ['user_intent', 'expected_posture']:\n        print(d[f])\n"
+        "    assert d['tags'] == ['user_intent', 'expected_posture']\n"
+    )
+    found = [(f.line, f.pattern) for f in find_in_text(root / "c.py", py, refs, root) if f.pattern == "field_list"]
+    assert found == [(12, "field_list")]
+
+
+JSONL = "skills/w/evals/output/cases.jsonl"
+
+
+def _jsonl_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "skills/w/evals/output").mkdir(parents=True)
+    (root / ".git").mkdir()
+    lines = [{"id": f"c{i}", "prompt": "do it", "baseline_output": "b", "with_skill_output": "w"} for i in range(2)]
+    (root / JSONL).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (root / "read.test.js").write_text(
+        "const fs = require('fs');\nconst path = require('path');\n"
+        "const CASES = path.join(__dirname, 'skills', 'w', 'evals', 'output', 'cases.jsonl');\n"
+        "const lines = fs.readFileSync(CASES, 'utf8').trim().split('\\n').map((l) => JSON.parse(l));\n"
+    )
+    return root
+
+
+@pytest.mark.parametrize("after_migrate", [False, True])
+def test_a_file_moved_from_json_lines_is_named_before_and_after_migrate(tmp_path, capsys, after_migrate):
+    root = _jsonl_repo(tmp_path)
+    if after_migrate:
+        assert main(["migrate", "--repo-root", str(root), str(root), "-q"]) == 0
+        assert not (root / JSONL).exists()
+        capsys.readouterr()
+    before = (root / "read.test.js").read_bytes()
+    assert main(["consumers", "--fix", "--repo-root", str(root), str(root)]) == 1
+    out = capsys.readouterr().out
+    new = "skills/w/evals/output/cases.json"
+    # The reader splits lines: a new path alone would trade a missing file for a parse error.
+    assert f"read.test.js:3:70: path: `cases.jsonl` -> `{new}` (for a person:" in out
+    assert (root / "read.test.js").read_bytes() == before
+    # The new file joins its folder and does not validate: named, so a walk over evals/ is explained.
+    assert f"{new}:1:1: new_file: `{JSONL}` -> `{new}` (for a person:" in out
+    assert "missing_coverage_tags" in out
+
+
+def test_a_canonical_file_nobody_names_as_json_lines_is_no_moved_file(tmp_path, capsys):
+    root = _jsonl_repo(tmp_path)
+    assert main(["migrate", "--repo-root", str(root), str(root), "-q"]) == 0
+    (root / "read.test.js").write_text("const x = require('./skills/w/evals/output/cases.json');\n")
+    capsys.readouterr()
+    assert main(["consumers", "--repo-root", str(root), str(root)]) == 0
+    assert "new_file" not in capsys.readouterr().out
