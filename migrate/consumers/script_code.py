@@ -22,7 +22,7 @@ a part of it, or a constant bound to it) -> the same fallback through
 literals, and a path to a JSON Lines file the migration moves (read line by line, so the
 reading changes with the path).
 
-The module runs to some 700 lines: the binding walk, the reads and the person-only patterns
+The module runs to some 800 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 
@@ -557,7 +557,11 @@ class _Scan:
         if not moved:
             return
         homes = ", ".join(f"`{key}` -> `{move.home}`" for key, move in moved)
-        if name in ASSERTIONS:
+        spread = [child for child in node.named_children if child.type == "spread_element" and self.labels(child)]
+        if spread:  # `{ ...entry, expected: [...] }`: a copy of fixture data with a legacy member set
+            self.add(keys[moved[0][0]], moved[0][0], moved[0][1].home, "write", labels,
+                     advice=f"copies fixture data and sets legacy members: {homes}; set the new homes")
+        elif name in ASSERTIONS:
             self.add(node, moved[0][0], moved[0][1].home, "object_literal", labels,
                      advice=f"an expected object in the legacy shape: {homes}")
         elif name == "object" and callee is not None and source.code(callee).endswith("z.object"):
@@ -650,9 +654,97 @@ class _Scan:
         if not labels:
             return
         found = self.refs.field_list(labels, values)
-        if found is not None:
-            key, home, advice = found
-            self.add(node, key, home, "field_list", labels, advice=advice)
+        if found is None:
+            return
+        key, home, advice = found
+        loop = self.loop_of(node)
+        homes = {name: self.refs.move(labels, name) for name in values}
+        if loop is not None and all(move is not False for move in homes.values()):
+            var, body = loop
+            table = {name: move.home_path for name, move in homes.items() if move}
+            reads, fixed = self.loop_reads(var, body)
+            for read in reads:
+                obj = read.child_by_field_name("object")
+                optional = any(child.type == "optional_chain" for child in read.children)
+                self.add(read, key, home, "field_list", self.labels(obj),
+                         text=self.asi_safe(read, self.by_table(obj, var, table, optional)))
+            if reads or fixed:
+                return
+        self.add(node, key, home, "field_list", labels, advice=advice)
+
+    def loop_of(self, node: Any) -> tuple[str, Any] | None:
+        """`(loop variable, loop body)` of the literal array `node` looped over by `for ... of`
+        or by a callback of `forEach`/`map`/...; None for a list bound to a name."""
+        parent = node.parent
+        if parent.type == "for_in_statement":
+            names = _pattern_names(parent.child_by_field_name("left"), self.source)
+            body = parent.child_by_field_name("body")
+            return (names[0], body) if len(names) == 1 and body is not None else None
+        if parent.type == "member_expression":
+            call = parent.parent
+            arguments = call.child_by_field_name("arguments") if call is not None else None
+            function = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            if function is None or function.type not in FUNCTIONS:
+                return None
+            params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+            if params is None:
+                return None
+            first = params if params.type == "identifier" else (params.named_children[0] if params.named_children else None)
+            if first is not None and first.type in ("required_parameter", "optional_parameter"):
+                first = first.child_by_field_name("pattern")
+            body = function.child_by_field_name("body")
+            if first is None or first.type != "identifier" or body is None:
+                return None
+            return self.source.code(first), body
+        return None
+
+    def loop_reads(self, var: str, body: Any) -> tuple[list[Any], bool]:
+        """The reads `x[var]` of fixture data `x` in a loop's `body` (not writes), and whether
+        the body holds this codemod's table reads already (a second run)."""
+        reads: list[Any] = []
+        fixed = False
+        stack = [body]
+        while stack:
+            item = stack.pop()
+            if item.type == "call_expression" and self.source.code(item).startswith(("((o, k) =>", "((o: any, k: string) =>")):
+                fixed = True
+                continue
+            if item.type == "subscript_expression":
+                obj, index = item.child_by_field_name("object"), item.child_by_field_name("index")
+                if (
+                    obj is not None and index is not None and index.type == "identifier"
+                    and self.source.code(index) == var and self.labels(obj) and not self.written(item)
+                ):
+                    reads.append(item)
+                    continue
+            stack.extend(item.children)
+        return reads, fixed
+
+    def written(self, node: Any) -> bool:
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type in ("assignment_expression", "augmented_assignment_expression"):
+            left = parent.child_by_field_name("left")
+            return left is not None and left.id == node.id
+        return parent.type in ("update_expression", "unary_expression") and self.source.code(parent).startswith(("delete", "++", "--")) or (
+            parent.type == "update_expression")
+
+    def by_table(self, receiver: Any, var: str, table: dict[str, tuple[str, ...]], optional: bool) -> str:
+        """A read of `receiver[var]`, `var` one of a literal list of names, through the table of
+        their new homes, with the fallback to the name itself:
+        `((o, k) => { const t = {"expected": ["expected_outcome"]}; ... })(entry, field)`."""
+        import json
+
+        rows = ", ".join(f"{json.dumps(name)}: [{', '.join(json.dumps(p) for p in home)}]" for name, home in table.items())
+        o, a = ("o: any, k: string", "a: any, p: string") if self.typed else ("o, k", "a, p")
+        fallback = "o?.[k]" if optional else "o[k]"
+        return (
+            f"(({o}) => {{ const t = {{{rows}}}; const h = Object.prototype.hasOwnProperty.call(t, k) ? t[k] : null; "
+            f"const v = h ? h.slice(0, -1).reduce(({a}) => a?.[p], o) : null; "
+            f"return h && h[h.length - 1] in Object(v) ? v[h[h.length - 1]] : {fallback}; }})"
+            f"({self.source.code(receiver)}, {var})"
+        )
 
     def find(self) -> None:
         for node in self.nodes:

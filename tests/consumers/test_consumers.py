@@ -434,3 +434,25 @@ def test_a_canonical_file_nobody_names_as_json_lines_is_no_moved_file(tmp_path, 
     capsys.readouterr()
     assert main(["consumers", "--repo-root", str(root), str(root)]) == 0
     assert "new_file" not in capsys.readouterr().out
+
+
+def test_script_reads_over_a_literal_list_of_names_go_through_a_table_of_homes(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + (
+        "const out = [];\n"
+        "for (const f of ['user_intent', 'dispatch_authorization']) out.push(fixture.examples[0][f]);\n"
+        "['expected_posture', 'negative_signal'].forEach((name) => { out.push(fixture.examples[0][name]); });\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    findings = [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "field_list"]
+    assert {(f.line, f.who) for f in findings} == {(7, "fix"), (8, "fix")}
+    assert _fixed_runs_on_both(root, code) == ["do it", "yes", "ok", ["bad"]]
+
+
+def test_script_a_copy_of_fixture_data_with_a_legacy_member_is_for_a_person(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + "const copy = { ...fixture.examples[0], user_intent: 'changed' };\n"
+    findings = find_in_text(root / "c.test.js", code, _refs(root), root)
+    assert [(f.line, f.pattern, f.legacy, f.home, f.who) for f in findings if f.pattern == "write"] == [
+        (6, "write", "user_intent", "input", "person")
+    ]
