@@ -11,8 +11,10 @@ read whose receiver is fixture data is looked at, so an unrelated object's
 Rewrites (`FIX`) read the new home first and fall back to the legacy name, so the code
 works on migrated and on legacy data: `x["k"]` -> `(x["n"] if "n" in x else x["k"])`,
 `x.get("k", d)` -> `x.get("n", x.get("k", d))`, a home under `extensions` through
-`(x.get("extensions") or {}).get("n", x.get("k"))`; a legacy schema_version compared with
-a legacy version string reads `extensions.migrated_from` first. Other uses (`"k" in x`,
+`(x.get("extensions") or {}).get("n", x.get("k"))`; a receiver with a call in it evaluated
+once, as a lambda's argument (`(lambda o: ...)(load())`, where a `.get` default is a
+literal); a legacy schema_version compared with a legacy version string (or a part of one)
+reads `extensions.migrated_from` first. Other uses (`"k" in x`,
 dict literals with legacy keys, lists of field names, writes) are reported for a person.
 """
 
@@ -394,8 +396,14 @@ class _Reads(cst.CSTVisitor):
             self._add(node, key, home, "write", labels, advice=f"writes `{key}`; write `{home}` in the new shape")
             return
         if not _pure(receiver):
+            receiver_code, code = self._code(receiver), self._code(node)
+            if code.startswith(receiver_code) and (default is None or _literal(default)):
+                # Evaluated once: the receiver becomes the argument of a lambda making the read.
+                read = rewrite("o", "o" + code[len(receiver_code):], key, move.home_path, _quote(key_node), pattern)
+                self._add(node, key, home, pattern, labels, text=f"(lambda o: {read})({receiver_code})")
+                return
             self._add(node, key, home, pattern, labels,
-                      advice=f"bind `{self._code(receiver)}` to a name, then read `{home}` with a fallback to `{key}`")
+                      advice=f"bind `{receiver_code}` to a name, then read `{home}` with a fallback to `{key}`")
             return
         self._add(node, key, home, pattern, labels, text=rewrite(self._code(receiver), self._code(node), key,
                                                                  move.home_path, _quote(key_node), pattern))
@@ -507,6 +515,18 @@ def rewrite(x: str, old: str, key: str, home: tuple[str, ...], quote: str, patte
     # A default is evaluated first: on migrated data `x["k"]` would raise, `x.get("k")` not.
     fallback = f"{x}.get({q}{key}{q})" if pattern == "subscript" else old
     return f"{inner}.get({q}{home[-1]}{q}, {fallback})"
+
+
+def _literal(text: str) -> bool:
+    """Whether the default `text` of a `.get` is a literal (`[]`, `""`, `None`, `0`, ...), which
+    reads the same inside a lambda (a name might not: a class body's names are not seen there)."""
+    import ast
+
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _last_key(node: cst.CSTNode) -> str | None:
