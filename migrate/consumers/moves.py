@@ -136,8 +136,9 @@ def planned_moves(plan_moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> 
 
 def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
     """`(legacy versions, moves)` of a migrated canonical file, from its payloads' data:
-    `extensions.migrated_from` names the legacy schema_version (and says the file was
-    migrated: without it there is nothing to say); each member under a file's or case's
+    `extensions.migrated_from` names the legacy schema_version; a file without it (a local
+    family with no schema_version) says it was migrated by keeping members under
+    `extensions`, and a file with neither has nothing to say; each member under a file's or case's
     `extensions` is a legacy member moved there (`<key>__legacy` ones aside); the rules'
     renames (`RULE_RENAMES`, `examples` -> `cases`) are added, `inferred`, where the file has
     their canonical member, and so is each member of an `input` or `expected_outcome` object
@@ -148,12 +149,14 @@ def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
         if not isinstance(data, dict) or data.get("schema_version") != c.CANONICAL_SCHEMA_VERSION:
             continue
         extensions = data.get("extensions")
-        origin = extensions.get("migrated_from") if isinstance(extensions, dict) else None
-        if not isinstance(origin, str) or not origin:
-            continue
-        if origin not in versions:
-            versions.append(origin)
-        _add(moves, Move("schema_version", "extensions.migrated_from", FILE))
+        extensions = extensions if isinstance(extensions, dict) else {}
+        origin = extensions.get("migrated_from")
+        if isinstance(origin, str) and origin:
+            if origin not in versions:
+                versions.append(origin)
+            _add(moves, Move("schema_version", "extensions.migrated_from", FILE))
+        elif not _holds_extensions(data):
+            continue  # nothing says a member moved: a canonical file written so, not migrated
         for key in extensions:
             if key != "migrated_from" and "__legacy" not in key:
                 _add(moves, Move(key, f"extensions.{key}", FILE))
@@ -176,6 +179,17 @@ def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
                         if isinstance(key, str) and key not in case:
                             _add(moves, Move(key, f"{home}.{key}", CASE, inferred=True))
     return tuple(versions), moves
+
+
+def _holds_extensions(data: dict[str, Any]) -> bool:
+    """Whether the canonical payload `data` keeps members under `extensions` (its own or a
+    case's): what a migration of a local family without a schema_version leaves."""
+    if isinstance(data.get("extensions"), dict) and data["extensions"]:
+        return True
+    cases = data.get("cases")
+    return isinstance(cases, list) and any(
+        isinstance(case, dict) and isinstance(case.get("extensions"), dict) and case["extensions"] for case in cases
+    )
 
 
 def legacy_versions(units: list[Any]) -> tuple[str, ...]:

@@ -102,7 +102,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                         guessed=not versions,
                     )
                 )
-            elif versions:
+            elif versions or moves:
                 found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True))
     return found, errors
 

@@ -81,6 +81,12 @@ ASSERTIONS = frozenset(
 )
 WRITES = frozenset({"writeFileSync", "writeFile", "stringify", "outputJson", "outputJsonSync", "writeJson", "writeJsonSync"})
 
+MUTATIONS = {"set": 1, "push": -1, "unshift": -1, "add": 0}
+"""Methods that put a value into their receiver, by the argument index of the value (-1: all)."""
+
+KEY_METHODS = frozenset({"get", "has", "at", "includes", "indexOf", "lastIndexOf"})
+"""Methods whose arguments are keys into the receiver: the result holds the receiver's data."""
+
 ITERATIONS = frozenset({"forEach", "map", "every", "some", "filter", "flatMap", "reduce", "find", "findIndex"})
 """The array methods that walk a list of field names one by one."""
 
@@ -186,6 +192,10 @@ class _Scan:
         self.callbacks: list[tuple[Any, Any]] = []  # (call, function argument)
         self.functions: dict[str, list[Any]] = {}  # the file's named functions
         self.constants: dict[str, str] = {}  # names bound to a string literal
+        self.param_bound: set[tuple[int, str]] = set()  # parameters bound from their callers
+        self.mutations: list[tuple[Any, str, Any]] = []  # (call, container name, value put in)
+        self.declared: set[tuple[int, str]] = set()  # (scope, name) of each declaration
+        self.masked: int | None = None  # the function whose caller-bound parameters are masked
         self.calls: list[tuple[str, Any, Any]] = []  # (callee name, call, arguments)
         self.own: dict[int, set[int]] = {}
         self.names: dict[tuple[int, str], frozenset[int]] = {}
@@ -211,6 +221,9 @@ class _Scan:
                         self.own.setdefault(self.key(_scope(node)), set()).update(named)
             elif kind == "variable_declarator":
                 name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+                if name is not None:
+                    for declared in _pattern_names(name, source):
+                        self.declared.add((self.key(_scope(node)), declared))
                 if name is not None and value is not None:
                     self.bindings.append((self.key(_scope(node)), _pattern_names(name, source), value))
                     if name.type == "identifier" and value.type == "string":
@@ -242,6 +255,15 @@ class _Scan:
                 callee = node.child_by_field_name("function")
                 if callee is not None and callee.type == "identifier" and arguments is not None:
                     self.calls.append((source.code(callee), node, arguments))
+                if callee is not None and callee.type == "member_expression" and arguments is not None:
+                    prop = callee.child_by_field_name("property")
+                    holder = _dotted(callee.child_by_field_name("object"), source)
+                    slot = MUTATIONS.get(source.code(prop)) if prop is not None else None
+                    args = arguments.named_children
+                    if holder is not None and slot is not None and args:
+                        values = args[slot:] if slot >= 0 else args  # `m.set(k, v)`: v; `a.push(...)`: all
+                        for value in values[:1] if slot >= 0 else values:
+                            self.mutations.append((node, holder, value))
             stack.extend(reversed(node.children))
 
     def chain(self, node: Any) -> list[int]:
@@ -258,6 +280,8 @@ class _Scan:
         labels: set[int] = set()
         for key in self.chain(node):
             for end in range(1, len(parts) + 1):
+                if key == self.masked and (key, parts[0]) in self.param_bound:
+                    continue  # what a function returns of its own, not what its callers pass it
                 labels |= self.names.get((key, ".".join(parts[:end])), frozenset())
             if labels:
                 break
@@ -278,6 +302,20 @@ class _Scan:
                     labels |= self.refs.named(value)
                 if kind == "string":
                     continue
+            if kind == "call_expression":
+                callee = current.child_by_field_name("function")
+                arguments = current.child_by_field_name("arguments")
+                prop = callee.child_by_field_name("property") if callee is not None and callee.type == "member_expression" else None
+                method = self.source.code(prop) if prop is not None else None
+                if method in KEY_METHODS:  # `byId.get(id)`: what the map holds, whatever the key
+                    stack.append(callee.child_by_field_name("object"))
+                    continue
+                first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+                if method in ("map", "flatMap") and first is not None and first.type in FUNCTIONS:
+                    body = first.child_by_field_name("body")  # what the callback returns
+                    if body is not None:
+                        stack.append(body)
+                    continue
             if kind in ("identifier", "member_expression"):
                 dotted = _dotted(current, self.source)
                 if dotted is not None:
@@ -295,12 +333,28 @@ class _Scan:
         self.names[(key, name)] = old | labels
         return True
 
+    def own_labels(self, value: Any) -> frozenset[int]:
+        """The labels of a binding's `value`; for a function (or its body), what it returns of
+        its own, its parameters' labels from its callers masked (a shared `readJson(p)` helper
+        is not fixture data because one caller passes it a fixture's path)."""
+        function = value if value.type in FUNCTIONS else value.parent if (
+            value.parent is not None and value.parent.type in ("function_declaration", "generator_function_declaration")
+            and value.parent.child_by_field_name("body") is not None
+            and value.parent.child_by_field_name("body").id == value.id) else None
+        if function is None or not any(key == function.id for key, _ in self.param_bound):
+            return self.labels(value)
+        memo, self.memo, self.masked = self.memo, {}, function.id
+        try:
+            return self.labels(value)
+        finally:
+            self.memo, self.masked = memo, None
+
     def solve(self) -> None:
         for _ in range(8):
             self.memo.clear()
             changed = False
             for key, names, value in self.bindings:
-                labels = self.labels(value)
+                labels = self.own_labels(value)
                 if labels:
                     for name in names:
                         changed |= self.bind(key, name, labels)
@@ -326,6 +380,12 @@ class _Scan:
                 for name in names:
                     changed |= self.bind(function.id, name, frozenset(labels))
             changed |= self.pass_arguments()
+            for call, holder, value in self.mutations:  # `byId.set(c.id, c)`: the map holds fixture data
+                labels = self.labels(value)
+                if labels:
+                    root = holder.split(".")[0]
+                    key = next((k for k in self.chain(call) if (k, root) in self.declared), self.key(_scope(call)))
+                    changed |= self.bind(key, holder, labels)
             if not changed:
                 break
         self.memo.clear()
@@ -356,6 +416,7 @@ class _Scan:
                         continue
                     labels = self.labels(arg)
                     if labels:
+                        self.param_bound.add((function.id, self.source.code(target)))
                         changed |= self.bind(function.id, self.source.code(target), labels)
         return changed
 

@@ -461,3 +461,55 @@ def test_script_a_copy_of_fixture_data_with_a_legacy_member_is_for_a_person(tmp_
     assert [(f.line, f.pattern, f.legacy, f.home, f.who) for f in findings if f.pattern == "write"] == [
         (6, "write", "user_intent", "input", "person")
     ]
+
+
+def test_a_shared_reader_helper_makes_only_its_fixture_callers_consumers(tmp_path):
+    root = _repo(tmp_path)
+    code = (
+        "const fs = require('fs');\nconst path = require('path');\n"
+        "function readJson(p) { return JSON.parse(fs.readFileSync(p, 'utf8')); }\n"
+        "const criteria = readJson(path.join(ROOT, 'shared', 'criteria.json'));\n"
+        "const fixture = readJson(path.join(ROOT, 'skills/a/evals/examples.json'));\n"
+        "console.log(criteria.examples, fixture.examples.length);\n"
+    )
+    findings = find_in_text(root / "c.js", code, _refs(root), root)
+    # `criteria` is read through the same helper, from a file that is no fixture: left alone.
+    assert [(f.line, f.column, f.legacy) for f in findings] == [(6, 32, "examples")]
+
+
+def test_a_lookup_keyed_by_fixture_values_holds_what_the_map_holds(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + (
+        "const byTitle = new Map([['First', { title: 'T', examples: 1 }]]);\n"
+        "const looked = fixture.examples.map((e) => byTitle.get(e.name));\n"
+        "console.log(looked[0].examples);\n"
+        "const byId = new Map();\n"
+        "for (const e of fixture.examples) byId.set(e.name, e);\n"
+        "console.log(JSON.stringify(byId.get('First').user_intent));\n"
+    )
+    findings = find_in_text(root / "c.js", code, _refs(root), root)
+    lines = {(f.line, f.legacy) for f in findings}
+    assert (8, "examples") not in lines  # the map's own objects, keyed by fixture values
+    assert (11, "user_intent") in lines  # a map filled with fixture cases holds fixture data
+
+
+def test_after_migrate_a_family_without_a_schema_version_still_names_its_moves(tmp_path, capsys):
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "evals/trigger-cases.json").write_text(json.dumps({
+        "skill": "demo", "version": "1.0",
+        "cases": [{"id": "a", "expected": "select", "prompt": "use it"}, {"id": "b", "expected": "skip", "prompt": "draw"}],
+    }))
+    (root / "check.py").write_text(
+        "import json\nfrom pathlib import Path\n\n\ndef run():\n"
+        "    data = json.loads(Path('evals/trigger-cases.json').read_text())\n"
+        "    return data['version'], sorted(case['expected'] for case in data['cases'])\n"
+    )
+    assert main(["migrate", "--repo-root", str(root), str(root), "-q"]) == 0
+    assert "migrated_from" not in (root / "evals/trigger-cases.json").read_text()
+    capsys.readouterr()
+    assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "check.py:7:12: subscript: `version` -> `extensions.version` (--fix rewrites it)" in out
+    assert "check.py:7:36: subscript: `expected` -> `expected_outcome` (--fix rewrites it)" in out
