@@ -148,10 +148,11 @@ class References:
                 self.by_version.setdefault(version, set()).add(index)
         self._memo: dict[str, frozenset[int]] = {}
         self.named_old: set[int] = set()  # the moved files whose old path code names
+        self.used: set[int] = set()  # the files one of whose moved names code reads
 
     def counted(self) -> int:
-        """How many fixture files have moved names: a guessed move counts once code names it."""
-        return sum(1 for index, f in enumerate(self.fixtures) if not f.guessed or index in self.named_old)
+        """How many fixture files have moved names: a guessed one counts once code uses it."""
+        return sum(1 for i, f in enumerate(self.fixtures) if not f.guessed or i in self.named_old or i in self.used)
 
     def named(self, value: str) -> frozenset[int]:
         """The indices of the fixture files `value` names (empty: none)."""
@@ -210,6 +211,7 @@ class References:
             if found is not None and found.home != move.home:
                 return False
             found = move
+            self.used.add(index)  # a guessed file counts once code reads one of its names
         return found
 
     def field_list(self, labels: frozenset[int], names: list[str]) -> tuple[str, str, str] | None:

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from fixture_migrate.adapting.vocabulary import FORBIDDEN
+from fixture_migrate.adapting.vocabulary import FORBIDDEN, INPUT, WEAK_INPUTS
 from fixture_migrate.contract import rules as c
 from fixture_migrate.slots import Record
 
@@ -29,9 +29,11 @@ RULE_RENAMES: dict[str, str] = {
     **{key: "expected_outcome" for key in c.OUTCOME_SOURCES[1:]},
     "negative_signal": "forbidden_signals",
     **{key: "forbidden_signals" for key in FORBIDDEN},
+    **{key: "input" for key in INPUT if key not in WEAK_INPUTS},
 }
 """The case members the shared rules rename (`CaseMapper.map_case`), and the exact names the
-vocabulary reads as forbidden signals (`must_not`, `forbidden`, ...: `adapting.vocabulary.FORBIDDEN`);
+vocabulary reads as forbidden signals (`must_not`, `forbidden`, ...: `adapting.vocabulary.FORBIDDEN`)
+and as the input (`prompt`, `query`, ..., the weak names such as `text` aside);
 a migrated file no longer holds their legacy name, so for it these are inferred from the rules."""
 
 
@@ -136,10 +138,10 @@ def planned_moves(plan_moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> 
 
 def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
     """`(legacy versions, moves)` of a migrated canonical file, from its payloads' data:
-    `extensions.migrated_from` names the legacy schema_version; a file without it (a local
-    family with no schema_version) says it was migrated by keeping members under
-    `extensions`, and a file with neither has nothing to say; each member under a file's or case's
-    `extensions` is a legacy member moved there (`<key>__legacy` ones aside); the rules'
+    `extensions.migrated_from` names the legacy schema_version and says the file was migrated,
+    so each member under a file's or case's `extensions` is a legacy member moved there
+    (`<key>__legacy` ones aside; without it those are the file's own, as in a file written
+    canonical, and `committed_moves` asks git what the file was instead); the rules'
     renames (`RULE_RENAMES`, `examples` -> `cases`) are added, `inferred`, where the file has
     their canonical member, and so is each member of an `input` or `expected_outcome` object
     (`COMPOSITE_HOMES`) that the case does not also hold."""
@@ -151,13 +153,12 @@ def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
         extensions = data.get("extensions")
         extensions = extensions if isinstance(extensions, dict) else {}
         origin = extensions.get("migrated_from")
-        if isinstance(origin, str) and origin:
+        migrated = isinstance(origin, str) and bool(origin)
+        if migrated:
             if origin not in versions:
                 versions.append(origin)
             _add(moves, Move("schema_version", "extensions.migrated_from", FILE))
-        elif not _holds_extensions(data):
-            continue  # nothing says a member moved: a canonical file written so, not migrated
-        for key in extensions:
+        for key in extensions if migrated else ():  # a file written canonical keeps its own there
             if key != "migrated_from" and "__legacy" not in key:
                 _add(moves, Move(key, f"extensions.{key}", FILE))
         cases = data.get("cases")
@@ -166,14 +167,14 @@ def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
             for case in cases:
                 if not isinstance(case, dict):
                     continue
-                own = case.get("extensions")
+                own = case.get("extensions") if migrated else None
                 for key in own if isinstance(own, dict) else ():
                     if "__legacy" not in key:
                         _add(moves, Move(key, f"extensions.{key}", CASE))
                 for legacy, home in RULE_RENAMES.items():
                     if home in case and legacy not in case:
                         _add(moves, Move(legacy, home, CASE, inferred=True))
-                for home in COMPOSITE_HOMES:
+                for home in COMPOSITE_HOMES if migrated else ():  # a file written so means its own
                     parts = case.get(home)
                     for key in parts if isinstance(parts, dict) else ():
                         if isinstance(key, str) and key not in case:
@@ -181,14 +182,12 @@ def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:
     return tuple(versions), moves
 
 
-def _holds_extensions(data: dict[str, Any]) -> bool:
-    """Whether the canonical payload `data` keeps members under `extensions` (its own or a
-    case's): what a migration of a local family without a schema_version leaves."""
-    if isinstance(data.get("extensions"), dict) and data["extensions"]:
-        return True
-    cases = data.get("cases")
-    return isinstance(cases, list) and any(
-        isinstance(case, dict) and isinstance(case.get("extensions"), dict) and case["extensions"] for case in cases
+def says_migrated(units: list[Any]) -> bool:
+    """Whether the canonical payloads `units` show a migration (`extensions.migrated_from`).
+    A file that does not may have been written canonical: its inferred moves are guesses."""
+    return any(
+        isinstance(data, dict) and isinstance(data.get("extensions"), dict) and bool(data["extensions"].get("migrated_from"))
+        for data in units
     )
 
 

@@ -16,6 +16,9 @@ once, as a lambda's argument (`(lambda o: ...)(load())`, where a `.get` default 
 literal); a legacy schema_version compared with a legacy version string (or a part of one)
 reads `extensions.migrated_from` first. Other uses (`"k" in x`,
 dict literals with legacy keys, lists of field names, writes) are reported for a person.
+
+Some 560 lines: the binding walk (`_Scopes`, `_Taint`) and the reads (`_Reads`) share the
+scope model of one module, and splitting them would split it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ checks that the result parses and that a second run would change nothing.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterable, Iterator
+from typing import Any
 from pathlib import Path
 
 from fixture_migrate.consumers.findings import FIX, Finding, References, apply_edits, innermost
@@ -21,6 +23,7 @@ from fixture_migrate.consumers.moves import (
     legacy_versions,
     migrated_moves,
     planned_moves,
+    says_migrated,
     validation_problems,
 )
 from fixture_migrate.errors import FixtureError
@@ -48,6 +51,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
     found: list[FixtureMoves] = []
     errors: list[tuple[Path, FixtureError]] = []
     root = engine.options.repo_root
+    committed: dict[str, tuple[str, str]] | None = None  # read from git at the first canonical file
     for path in files:
         result = engine.plan(path)
         if result.status == "error":
@@ -86,6 +90,12 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                 errors.append((path, error))
                 continue
             units = [unit.data for unit in document.units]
+            if committed is None:
+                committed = committed_versions(root)
+            earlier = committed_moves(engine, path, relative, units, committed)
+            if earlier is not None:
+                found.append(earlier)
+                continue
             versions, moves = migrated_moves(units)
             former = former_jsonl(path, units)
             if former is not None:  # migrated from JSON Lines: code may still name the old file
@@ -103,8 +113,99 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     )
                 )
             elif versions or moves:
-                found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True))
+                found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True,
+                                          guessed=not says_migrated(units)))
     return found, errors
+
+
+def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
+    """For each fixture-like file under `root` that differs from the last commit (`git status`):
+    its path from the root -> (the committed path from the root, the same as a git object
+    name `HEAD:<path>`). A `<stem>.json` that is new beside a `<stem>.jsonl` removed since the
+    commit maps to the `.jsonl` (a migration moved it). Empty outside a git work tree."""
+    def git(*args: str) -> bytes | None:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    status = git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+    if top is None or status is None:
+        return {}
+    top_path = Path(os.fsdecode(top.strip()))
+    try:
+        prefix = Path(os.path.realpath(root)).relative_to(os.path.realpath(top_path)).as_posix()
+    except ValueError:
+        return {}
+    prefix = "" if prefix == "." else prefix + "/"
+    modified: set[str] = set()
+    deleted: set[str] = set()
+    added: set[str] = set()
+    for entry in status.split(b"\0"):
+        if len(entry) < 4:
+            continue
+        code, name = entry[:2].decode("ascii", "replace"), os.fsdecode(entry[3:])
+        if not name.startswith(prefix):
+            continue
+        name = name[len(prefix):]
+        if "D" in code:
+            deleted.add(name)
+        elif code in ("??", "A ", "AM"):
+            added.add(name)
+        elif "M" in code:
+            modified.add(name)
+    found = {name: (name, f"HEAD:{prefix}{name}") for name in modified}
+    for name in added:
+        if name.endswith(".json") and name[:-5] + ".jsonl" in deleted:
+            former = name[:-5] + ".jsonl"
+            found[name] = (former, f"HEAD:{prefix}{former}")
+    return found
+
+
+def committed_moves(
+    engine: Engine, path: Path, relative: str, units: list[Any], committed: dict[str, tuple[str, str]]
+) -> FixtureMoves | None:
+    """The moves of a canonical file that the last commit holds in a legacy shape (`migrate`
+    ran and is not committed yet): planned from the committed bytes, as before `migrate`, so
+    what the data cannot tell (a member a local family kept under `extensions`, a JSON Lines
+    file's old name) is known. None when git has no such version."""
+    entry = committed.get(relative)
+    if entry is None:
+        return None
+    former, name = entry
+    try:
+        done = subprocess.run(["git", "-C", str(engine.options.repo_root), "show", name], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    root = engine.options.repo_root
+    old_path = root / former
+    planned = engine.plan_bytes(old_path, done.stdout)
+    if planned.status != "changed":
+        return None
+    from fixture_migrate.formats import load_document
+
+    try:
+        old = load_document(old_path, done.stdout, py_names=engine.options.py_names)
+    except FixtureError:
+        return None
+    moves = planned_moves(planned.moves)
+    for key, move in migrated_moves(units)[1].items():
+        moves.setdefault(key, move)
+    moved = former != relative
+    return FixtureMoves(
+        old_path,
+        former,
+        new_path=path if moved else None,
+        new_relative=relative if moved else None,
+        versions=legacy_versions([unit.data for unit in old.units]),
+        moves=moves,
+        migrated=True,
+        problems=validation_problems(units, relative, engine.options.skill) if moved else (),
+    )
 
 
 def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[tuple[Path, FixtureError]]]:

@@ -19,10 +19,13 @@ a part of it, or a constant bound to it) -> the same fallback through
 `extensions.migrated_from`. For a person: destructuring, object literals in assertions
 (`toMatchObject`, `toEqual`, `objectContaining`), declared schemas (`z.object`,
 `z.literal`), lists of field names looped over, writes of legacy names and legacy-shaped
-literals, and a path to a JSON Lines file the migration moves (read line by line, so the
-reading changes with the path).
+literals, a path to a JSON Lines file the migration moves (read line by line, so the
+reading changes with the path), and a legacy name passed as a string to a local function.
+A whole parsed document used as a list becomes `(Array.isArray(x) ? x : x.cases)`. A
+container filled with fixture data (`byId.set(c.id, c)`, `list.push(c)`) holds it; a lookup
+(`byId.get(k)`) holds what its receiver holds, not what its key does.
 
-The module runs to some 800 lines: the binding walk, the reads and the person-only patterns
+The module runs to some 960 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 
@@ -83,6 +86,15 @@ WRITES = frozenset({"writeFileSync", "writeFile", "stringify", "outputJson", "ou
 
 MUTATIONS = {"set": 1, "push": -1, "unshift": -1, "add": 0}
 """Methods that put a value into their receiver, by the argument index of the value (-1: all)."""
+
+PARSE_CALLS = ("JSON.parse", "require", "yaml.load", "yaml.parse", "YAML.parse", "jsYaml.load", "parseYaml")
+"""Calls that return a whole parsed document."""
+
+LIST_USES = frozenset(
+    {"map", "forEach", "filter", "some", "every", "find", "findIndex", "flatMap", "reduce", "length", "slice", "at",
+     "entries", "keys", "values", "indexOf", "includes", "concat", "sort", "join"}
+)
+"""The members of an array that code reading a bare list uses on the whole document."""
 
 KEY_METHODS = frozenset({"get", "has", "at", "includes", "indexOf", "lastIndexOf"})
 """Methods whose arguments are keys into the receiver: the result holds the receiver's data."""
@@ -194,6 +206,7 @@ class _Scan:
         self.constants: dict[str, str] = {}  # names bound to a string literal
         self.param_bound: set[tuple[int, str]] = set()  # parameters bound from their callers
         self.mutations: list[tuple[Any, str, Any]] = []  # (call, container name, value put in)
+        self.parsed: list[tuple[int, str, str]] = []  # (scope, name, callee) of `x = JSON.parse(...)`
         self.declared: set[tuple[int, str]] = set()  # (scope, name) of each declaration
         self.masked: int | None = None  # the function whose caller-bound parameters are masked
         self.calls: list[tuple[str, Any, Any]] = []  # (callee name, call, arguments)
@@ -226,6 +239,10 @@ class _Scan:
                         self.declared.add((self.key(_scope(node)), declared))
                 if name is not None and value is not None:
                     self.bindings.append((self.key(_scope(node)), _pattern_names(name, source), value))
+                    parsed = value.named_children[0] if value.type == "await_expression" and value.named_children else value
+                    callee = parsed.child_by_field_name("function") if parsed.type == "call_expression" else None
+                    if name.type == "identifier" and callee is not None:
+                        self.parsed.append((self.key(_scope(node)), source.code(name), source.code(callee)))
                     if name.type == "identifier" and value.type == "string":
                         text = _string(value, source)
                         if text is not None:
@@ -263,7 +280,9 @@ class _Scan:
                     if holder is not None and slot is not None and args:
                         values = args[slot:] if slot >= 0 else args  # `m.set(k, v)`: v; `a.push(...)`: all
                         for value in values[:1] if slot >= 0 else values:
-                            self.mutations.append((node, holder, value))
+                            if value.type in ("identifier", "member_expression", "subscript_expression"):
+                                # the data itself, not a new object built from some of it (a report row)
+                                self.mutations.append((node, holder, value))
             stack.extend(reversed(node.children))
 
     def chain(self, node: Any) -> list[int]:
@@ -807,9 +826,90 @@ class _Scan:
             f"({self.source.code(receiver)}, {var})"
         )
 
+    def whole_document(self, node: Any) -> bool:
+        """Whether the identifier `node` names a whole parsed document (bound to a `parses`
+        call: `JSON.parse(...)`, `require(...)`, the file's own `readJson(...)`), not a part of one."""
+        name = self.source.code(node)
+        chain = self.chain(node)
+        key = next((k for k in chain if (k, name) in self.declared), None)
+        return any(k == key and n == name and self.parses(callee) for k, n, callee in self.parsed)
+
+    def parses(self, callee: str) -> bool:
+        """Whether a call of `callee` returns a parsed document: a parser (`JSON.parse`,
+        `require`, `yaml.load`, ...) or one of the file's own functions that calls one."""
+        if callee in PARSE_CALLS:
+            return True
+        return any(
+            any(call in self.source.code(function) for call in PARSE_CALLS)
+            for function in self.functions.get(callee, ())
+        )
+
+    def list_root(self, node: Any) -> None:
+        """A whole document used as a list (`for (const t of doc)`, `doc.map(...)`, `doc.length`,
+        `doc[0]`, `Array.isArray(doc)`): a bare list the migration wraps in the canonical object
+        (DESIGN "Syntax stays": the cases go under `cases`). -> `(Array.isArray(doc) ? doc :
+        doc.cases)`, which reads a legacy list and a migrated file alike."""
+        parent = node.parent
+        if parent is None:
+            return
+        use = None
+        if parent.type == "for_in_statement":
+            right = parent.child_by_field_name("right")
+            operator = parent.child_by_field_name("operator")
+            if right is not None and right.id == node.id and operator is not None and self.source.code(operator) == "of":
+                use = "for...of"
+        elif parent.type == "member_expression" and parent.child_by_field_name("object").id == node.id:
+            prop = parent.child_by_field_name("property")
+            if prop is not None and self.source.code(prop) in LIST_USES:
+                use = f".{self.source.code(prop)}"
+        elif parent.type == "subscript_expression" and parent.child_by_field_name("object").id == node.id:
+            index = parent.child_by_field_name("index")
+            if index is not None and index.type == "number":
+                use = "[n]"
+        elif parent.type == "arguments" and parent.parent is not None and parent.parent.type == "call_expression":
+            callee = parent.parent.child_by_field_name("function")
+            if callee is not None and self.source.code(callee) == "Array.isArray":
+                holder = parent.parent.parent
+                while holder is not None and holder.type == "parenthesized_expression":
+                    holder = holder.parent
+                alternative = holder.child_by_field_name("alternative") if holder is not None and holder.type == "ternary_expression" else None
+                if alternative is not None and self.source.code(alternative) == f"{self.source.code(node)}.cases":
+                    return  # this codemod's own rewrite
+                use = "Array.isArray"
+        if use is None or not self.whole_document(node):
+            return
+        labels = self.labels(node)
+        if not labels:
+            return
+        x = self.source.code(node)
+        self.add(node, "[...]", "cases", "list_root", labels,
+                 text=self.asi_safe(node, f"(Array.isArray({x}) ? {x} : {x}.cases)"))
+
+    def name_arguments(self) -> None:
+        """A legacy name passed as a string to one of the file's own functions together with
+        fixture data (`requireString(test, "prompt")`, `countBy(cases, "expected")`): the
+        function reads it by name, so a person passes the new home or reads both."""
+        for name, call, arguments in self.calls:
+            if name not in self.functions:
+                continue
+            args = arguments.named_children
+            labels: frozenset[int] = frozenset().union(*(self.labels(a) for a in args if a.type != "string"))
+            if not labels:
+                continue
+            for arg in args:
+                value = _string(arg, self.source) if arg.type == "string" else None
+                move = self.refs.move(labels, value) if value else None
+                if move:
+                    self.add(arg, value, move.home, "name_argument", labels,
+                             advice=f"passes the legacy name `{value}` to `{name}`, which reads it from fixture "
+                             f"data: pass `{move.home}` (or read both) there")
+
     def find(self) -> None:
+        self.name_arguments()
         for node in self.nodes:
             kind = node.type
+            if kind == "identifier":
+                self.list_root(node)
             if kind == "member_expression":
                 obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
                 if obj is not None and prop is not None and prop.type == "property_identifier":

@@ -493,10 +493,18 @@ def test_a_lookup_keyed_by_fixture_values_holds_what_the_map_holds(tmp_path):
     assert (11, "user_intent") in lines  # a map filled with fixture cases holds fixture data
 
 
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(root), "PATH": "/usr/bin:/bin"})
+
+
 def test_after_migrate_a_family_without_a_schema_version_still_names_its_moves(tmp_path, capsys):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the committed version is what tells the moves here")
     root = tmp_path / "repo"
     (root / "evals").mkdir(parents=True)
-    (root / ".git").mkdir()
+    _git(root, "init", "-q")
     (root / "evals/trigger-cases.json").write_text(json.dumps({
         "skill": "demo", "version": "1.0",
         "cases": [{"id": "a", "expected": "select", "prompt": "use it"}, {"id": "b", "expected": "skip", "prompt": "draw"}],
@@ -506,10 +514,64 @@ def test_after_migrate_a_family_without_a_schema_version_still_names_its_moves(t
         "    data = json.loads(Path('evals/trigger-cases.json').read_text())\n"
         "    return data['version'], sorted(case['expected'] for case in data['cases'])\n"
     )
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "legacy")
     assert main(["migrate", "--repo-root", str(root), str(root), "-q"]) == 0
     assert "migrated_from" not in (root / "evals/trigger-cases.json").read_text()
     capsys.readouterr()
+    # Not committed yet: the committed legacy file says what moved, `version` under extensions too.
     assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
     out = capsys.readouterr().out
     assert "check.py:7:12: subscript: `version` -> `extensions.version` (--fix rewrites it)" in out
     assert "check.py:7:36: subscript: `expected` -> `expected_outcome` (--fix rewrites it)" in out
+    # Committed: the data alone cannot tell `version` from a member written under extensions;
+    # the shared rules' renames are still known.
+    _git(root, "commit", "-qam", "migrated")
+    assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "`version`" not in out and "check.py:7:36: subscript: `expected` -> `expected_outcome`" in out
+
+
+def test_a_canonical_file_written_so_lends_no_extension_members(tmp_path):
+    from fixture_migrate.consumers.moves import migrated_moves
+
+    data = {
+        "schema_version": "spec-first.workflow-eval-fixtures.v1",
+        "cases": [{"id": "a", "input": "x", "expected_outcome": {"reason_code": "r"}, "extensions": {"reason_code": "r"}}],
+    }
+    versions, moves = migrated_moves([data])
+    assert versions == () and "reason_code" not in moves  # its own members, not moved ones
+    assert moves["prompt"].home == "input" and moves["prompt"].inferred
+
+
+BARE = "evals/trigger-cases.json"
+
+
+def test_script_a_bare_list_read_whole_reads_the_cases_of_the_migrated_file(tmp_path, capsys):
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / BARE).write_text(json.dumps([
+        {"id": "a", "expected": "trigger", "prompt": "use it"}, {"id": "b", "expected": "skip", "prompt": "draw"}
+    ]))
+    code = (
+        "const fs = require('fs');\nconst path = require('path');\n"
+        "const value = JSON.parse(fs.readFileSync(path.join(ROOT, 'evals/trigger-cases.json'), 'utf8'));\n"
+        "if (!Array.isArray(value)) throw new Error('not a list');\n"
+        "const files = ['evals/trigger-cases.json'].map((f) => f.length);\n"
+        "function check(obj, key) { return obj[key]; }\n"
+        "const out = [];\nfor (const t of value) out.push(check(t, 'id'));\n"
+        "console.log(JSON.stringify([out, value.length, check(value[0], 'expected'), files.length]));\n"
+    )
+    model, errors = fixture_moves(Engine(Options(repo_root=root)), [root / BARE])
+    refs = References(model)
+    findings = find_in_text(root / "c.js", code, refs, root)
+    found = sorted((f.line, f.pattern, f.who) for f in findings)
+    assert found == [(4, "list_root", "fix"), (8, "list_root", "fix"), (9, "list_root", "fix"),
+                     (9, "list_root", "fix"), (9, "name_argument", "person")]
+    fixed, _ = fixed_text(root / "c.js", code, refs, root)
+    assert fixed_text(root / "c.js", fixed, refs, root)[0] == fixed
+    assert _node(fixed, root) == [["a", "b"], 2, "trigger", 1]
+    migrated = _migrated(root)
+    assert json.loads((migrated / BARE).read_text())["cases"][0]["id"] == "a"
+    assert _node(fixed, migrated)[:2] == [["a", "b"], 2]  # `expected` is a person's (the name passed on)
