@@ -225,6 +225,11 @@ class References:
         homes = ", ".join(f"`{name}` -> `{move.home}`" for name, move in moved)
         return moved[0][0], moved[0][1].home, f"a list of field names read one by one: {homes}"
 
+    def was_list(self, labels: Iterable[int]) -> bool:
+        """Whether every one of the files `labels` is known to be a bare list before migration."""
+        labels = list(labels)
+        return bool(labels) and all(self.fixtures[index].was_list for index in labels)
+
     def file_findings(self) -> list[Finding]:
         """One finding (for a person) per file the migration moves (`cases.jsonl` -> `cases.json`;
         a guessed move once code names the old file, so after the code was scanned) whose new

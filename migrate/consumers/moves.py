@@ -73,10 +73,14 @@ class FixtureMoves(Record):
     already (its moves read from its data) rather than planned; `problems` the reason codes
     of the validation errors of a moved file's new data (`missing_coverage_tags`, ...): a new
     file that code reading every file of its folder now reads too; `guessed` when the move
-    is inferred (`former_jsonl`), so it counts only once code names the old file.
+    is inferred (`former_jsonl`), so it counts only once code names the old file; `was_list`
+    when the legacy file is known (planned, or committed) to be a bare list the migration
+    wraps in the canonical object.
     """
 
-    __slots__ = ("path", "relative", "new_path", "new_relative", "versions", "moves", "migrated", "problems", "guessed")
+    __slots__ = (
+        "path", "relative", "new_path", "new_relative", "versions", "moves", "migrated", "problems", "guessed", "was_list"
+    )
 
     def __init__(
         self,
@@ -90,6 +94,7 @@ class FixtureMoves(Record):
         migrated: bool = False,
         problems: tuple[str, ...] = (),
         guessed: bool = False,
+        was_list: bool = False,
     ) -> None:
         self.path = path
         self.relative = relative
@@ -100,6 +105,7 @@ class FixtureMoves(Record):
         self.migrated = migrated
         self.problems = problems
         self.guessed = guessed
+        self.was_list = was_list
 
 
 def _add(moves: dict[str, Move], move: Move) -> None:

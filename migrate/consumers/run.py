@@ -81,6 +81,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     versions=legacy_versions([unit.data for unit in document.units]),
                     moves=moves,
                     problems=problems,
+                    was_list=_bare_list(document.units),
                 )
             )
         elif result.status == "unchanged":
@@ -116,6 +117,12 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                 found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True,
                                           guessed=not says_migrated(units)))
     return found, errors
+
+
+def _bare_list(units: list[Any]) -> bool:
+    """Whether a legacy document is one bare list of cases (JSON, YAML; not JSON Lines, whose
+    readers split lines and are told so by the path finding)."""
+    return len(units) == 1 and isinstance(units[0].data, list)
 
 
 def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
@@ -204,6 +211,7 @@ def committed_moves(
         versions=legacy_versions([unit.data for unit in old.units]),
         moves=moves,
         migrated=True,
+        was_list=_bare_list(old.units),
         problems=validation_problems(units, relative, engine.options.skill) if moved else (),
     )
 

@@ -866,9 +866,14 @@ class _Scan:
             index = parent.child_by_field_name("index")
             if index is not None and index.type == "number":
                 use = "[n]"
+        elif parent.type == "spread_element" and parent.parent is not None and parent.parent.type == "array":
+            use = "[...]"
         elif parent.type == "arguments" and parent.parent is not None and parent.parent.type == "call_expression":
             callee = parent.parent.child_by_field_name("function")
-            if callee is not None and self.source.code(callee) == "Array.isArray":
+            if callee is not None and callee.type == "identifier" and self.source.code(callee) in self.functions:
+                if self.refs.was_list(self.labels(node)):
+                    use = "argument"  # handed whole to the file's own function, which takes a list
+            elif callee is not None and self.source.code(callee) == "Array.isArray":
                 holder = parent.parent.parent
                 while holder is not None and holder.type == "parenthesized_expression":
                     holder = holder.parent
