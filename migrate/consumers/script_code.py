@@ -901,13 +901,23 @@ class _Scan:
             labels: frozenset[int] = frozenset().union(*(self.labels(a) for a in args if a.type != "string"))
             if not labels:
                 continue
+            data = [a for a in args if a.type in ("identifier", "member_expression") and self.labels(a)]
             for arg in args:
                 value = _string(arg, self.source) if arg.type == "string" else None
                 move = self.refs.move(labels, value) if value else None
-                if move:
+                if not move:
+                    continue
+                holder = data[0] if len(data) == 1 else None
+                if len(move.home_path) == 1 and holder is not None and self.pure(holder) and not self.whole_document(holder):
+                    # The name the data has: `requireString(test, ("input" in Object(test) ? "input" : "prompt"))`.
+                    q = self.source.code(arg)[0]
+                    home = move.home_path[0]
                     self.add(arg, value, move.home, "name_argument", labels,
-                             advice=f"passes the legacy name `{value}` to `{name}`, which reads it from fixture "
-                             f"data: pass `{move.home}` (or read both) there")
+                             text=f"({q}{home}{q} in Object({self.source.code(holder)}) ? {q}{home}{q} : {self.source.code(arg)})")
+                    continue
+                self.add(arg, value, move.home, "name_argument", labels,
+                         advice=f"passes the legacy name `{value}` to `{name}`, which reads it from fixture "
+                         f"data: pass `{move.home}` (or read both) there")
 
     def find(self) -> None:
         self.name_arguments()

@@ -575,3 +575,18 @@ def test_script_a_bare_list_read_whole_reads_the_cases_of_the_migrated_file(tmp_
     migrated = _migrated(root)
     assert json.loads((migrated / BARE).read_text())["cases"][0]["id"] == "a"
     assert _node(fixed, migrated)[:2] == [["a", "b"], 2]  # `expected` is a person's (the name passed on)
+
+
+def test_script_a_legacy_name_handed_to_a_local_helper_becomes_the_name_the_data_has(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + (
+        "function field(obj, key, label) { return obj?.[key] ?? label; }\n"
+        "const e = fixture.examples[0];\n"
+        "console.log(JSON.stringify([field(e, 'user_intent', e.name || 'x'), field(e, 'dispatch_authorization')]));\n"
+    )
+    findings = [f for f in find_in_text(root / "c.js", code, _refs(root), root) if f.pattern == "name_argument"]
+    # A top-level home is passed by the name the data has; one under extensions is a person's.
+    assert [(f.legacy, f.who) for f in findings] == [("user_intent", "fix"), ("dispatch_authorization", "person")]
+    fixed, _ = fixed_text(root / "c.js", code, _refs(root), root)
+    assert "('input' in Object(e) ? 'input' : 'user_intent')" in fixed
+    assert _node(fixed, root)[0] == _node(fixed, _migrated(root))[0] == "do it"
