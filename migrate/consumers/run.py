@@ -94,6 +94,8 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
             if committed is None:
                 committed = committed_versions(root)
             earlier = committed_moves(engine, path, relative, units, committed)
+            if earlier is None and relative not in committed and not says_migrated(units):
+                earlier = committed_moves(engine, path, relative, units, history_version(root, relative))
             if earlier is not None:
                 found.append(earlier)
                 continue
@@ -171,11 +173,37 @@ def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
+def history_version(root: Path, relative: str) -> dict[str, tuple[str, str]]:
+    """`{relative: (path, object name)}` of the version of `relative` before the last commit
+    that changed it (`<commit>^:<path>`), or of the `.jsonl` that commit removed beside a new
+    `.json`: what a committed migration started from. Empty outside git or without one."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "log", "-n", "1", "--format=%H", "--", relative],
+                              capture_output=True, timeout=60)
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    commit = done.stdout.decode("ascii", "replace").strip() if done.returncode == 0 else ""
+    if not commit or top.returncode != 0:
+        return {}
+    prefix = os.fsdecode(top.stdout.strip())
+    candidates = [relative]
+    if relative.endswith(".json"):
+        candidates.append(relative[:-5] + ".jsonl")
+    for former in candidates:
+        name = f"{commit}^:{prefix}{former}"
+        probe = subprocess.run(["git", "-C", str(root), "cat-file", "-e", name], capture_output=True, timeout=60)
+        if probe.returncode == 0:
+            return {relative: (former, name)}
+    return {}
+
+
 def committed_moves(
     engine: Engine, path: Path, relative: str, units: list[Any], committed: dict[str, tuple[str, str]]
 ) -> FixtureMoves | None:
-    """The moves of a canonical file that the last commit holds in a legacy shape (`migrate`
-    ran and is not committed yet): planned from the committed bytes, as before `migrate`, so
+    """The moves of a canonical file that git holds in a legacy shape (`migrate` ran and is not
+    committed yet: `committed_versions`; or a commit made the file canonical:
+    `history_version`): planned from those bytes, as before `migrate`, so
     what the data cannot tell (a member a local family kept under `extensions`, a JSON Lines
     file's old name) is known. None when git has no such version."""
     entry = committed.get(relative)

@@ -524,9 +524,14 @@ def test_after_migrate_a_family_without_a_schema_version_still_names_its_moves(t
     out = capsys.readouterr().out
     assert "check.py:7:12: subscript: `version` -> `extensions.version` (--fix rewrites it)" in out
     assert "check.py:7:36: subscript: `expected` -> `expected_outcome` (--fix rewrites it)" in out
-    # Committed: the data alone cannot tell `version` from a member written under extensions;
-    # the shared rules' renames are still known.
+    # Committed: the version before the commit that made the file canonical says the same.
     _git(root, "commit", "-qam", "migrated")
+    assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
+    assert capsys.readouterr().out == out
+    # Without git, the data alone cannot tell `version` from a member written under extensions;
+    # the shared rules' renames are still known.
+    shutil.rmtree(root / ".git")
+    (root / ".git").mkdir()
     assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
     out = capsys.readouterr().out
     assert "`version`" not in out and "check.py:7:36: subscript: `expected` -> `expected_outcome`" in out
