@@ -99,6 +99,15 @@ LIST_USES = frozenset(
 KEY_METHODS = frozenset({"get", "has", "at", "includes", "indexOf", "lastIndexOf"})
 """Methods whose arguments are keys into the receiver: the result holds the receiver's data."""
 
+_BODY_HOLDERS = frozenset(
+    {"if_statement", "else_clause", "while_statement", "for_statement", "for_in_statement", "do_statement",
+     "with_statement", "labeled_statement"}
+)
+"""Statements whose body follows a token that ends no expression (`)`, `else`, `do`, a label's `:`)."""
+
+_EXPRESSION_BLOCKS = frozenset({"function_expression", "function", "arrow_function", "class", "generator_function"})
+"""Expressions that end with a block's `}`: a `(` after one calls it (an arrow function's aside)."""
+
 ITERATIONS = frozenset({"forEach", "map", "every", "some", "filter", "flatMap", "reduce", "find", "findIndex"})
 """The array methods that walk a list of field names one by one."""
 
@@ -584,18 +593,38 @@ class _Scan:
         return f"(({param}) => ({q}{home[-1]}{q} in Object({holder}) ? {new} : {old}))({self.source.code(receiver)})"
 
     def asi_safe(self, node: Any, text: str) -> str:
-        """`text` (which opens with `(`) led by `;` where it would start a line of code
-        written without semicolons: there `(` would call the previous line's value."""
-        raw = self.source.raw
-        start = node.start_byte
-        line_start = raw.rfind(b"\n", 0, start) + 1
-        if raw[line_start:start].strip():
-            return text  # something precedes it on its line
-        before = raw[:line_start].rstrip()
-        if not before or before[-1:] in (b";", b"{", b"}", b"(", b"[", b",", b":", b"=", b"?", b"&", b"|", b"!"):
+        """`text` (which opens with `(`) led by `;` where it starts a statement of code written
+        without semicolons: there `(` would call the value the previous statement ends with
+        (`const o = { a: 1 }` or `let n = 0`, whatever comments lie between). Inside a
+        statement (after `=>`, `+`, `of`, ...) or after a `;`, a `{`, a block's `}` or the
+        header of an `if`/`for`/`while`, it stays as it is."""
+        statement = node
+        while statement.parent is not None and statement.parent.start_byte == node.start_byte and (
+            statement.type != "expression_statement"
+        ):
+            statement = statement.parent
+        if statement.type != "expression_statement":
+            return text  # the read continues an expression: the token before it is no statement's end
+        holder = statement.parent
+        if holder is not None and holder.type in _BODY_HOLDERS:
+            return text  # `if (x)\n  (...)`: the header's `)` ends no expression
+        before = statement.prev_sibling
+        while before is not None and before.type == "comment":
+            before = before.prev_sibling
+        if before is None:
             return text
-        if before.endswith((b"*/",)) or before.split(b"\n")[-1].lstrip().startswith(b"//"):
-            return text  # a comment: the previous code line is further up; keep it simple
+        leaf = before
+        while leaf.child_count:
+            leaf = leaf.children[-1]
+        if leaf.type in (";", "{", ":", "else", "do"):
+            return text
+        if leaf.type == "}":
+            block = leaf.parent
+            outer = block.parent if block is not None else None
+            if block is not None and block.type in ("statement_block", "class_body", "switch_body") and (
+                outer is None or outer.type not in _EXPRESSION_BLOCKS
+            ):
+                return text  # a block statement's `}` (a function or class declaration, an `if`)
         return ";" + text
 
     def object_literal(self, node: Any) -> None:

@@ -1,0 +1,47 @@
+"""`consumers --fix` on inputs that broke it: each test runs the fixed code on the legacy and
+on the migrated fixture (it must read the same on both, and what the original read on the
+legacy one) or checks that code it cannot fix right is left for a person."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixture_migrate.consumers.run import find_in_text, fixed_text
+from tests.consumers.test_consumers import JS, PY_HEAD, _migrated, _node, _refs, _repo, _run_python
+
+
+def _same_everywhere(tmp_path, code: str, name: str = "c.test.js") -> object:
+    """The fixed `code` reads on the legacy and on the migrated fixture what `code` reads on
+    the legacy one, and a second `--fix` changes nothing; returns that value."""
+    root = _repo(tmp_path)
+    refs = _refs(root)
+    path = root / name
+    fixed, _ = fixed_text(path, code, refs, root)
+    assert fixed_text(path, fixed, refs, root)[0] == fixed  # idempotent
+    run = _run_python if name.endswith(".py") else _node
+    want = run(code, root)
+    assert run(fixed, root) == want
+    assert run(fixed, _migrated(root)) == want
+    return want
+
+
+SEMICOLON_FREE = JS.replace(";\n", "\n")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "const opts = { a: 1 }\nfixture.examples.length\n",  # an object literal's `}` ends the statement
+        "let n = 0\n// a comment\nfixture.examples.length\n",  # a comment between
+        "let n = 0\n/* a\n comment */\nfixture.examples.length\n",
+        "const g = function () { return 1 }\nfixture.examples.length\n",  # a function expression's `}`
+        "const f = () =>\n  fixture.examples.length\nf()\n",  # inside a statement: no `;` (it would not parse)
+        "const n = 1 +\n  fixture.examples.length\n",
+        "for (const e of\n  fixture.examples) e\n",
+        "if (fixture)\n  fixture.examples.length\n",  # the body of an `if`: a `;` would empty it
+        "function h() { return 1 }\nfixture.examples.length\n",
+    ],
+)
+def test_a_read_starting_a_line_of_semicolon_free_code_gets_a_semicolon_only_where_it_needs_one(tmp_path, lines):
+    code = SEMICOLON_FREE + lines + "console.log(JSON.stringify(fixture.examples[0].name))\n"
+    assert _same_everywhere(tmp_path, code) == "First"
