@@ -183,6 +183,11 @@ class References:
                 return fixture  # the file itself (its path, or its base name), not its folder
         return None
 
+    def wrapped(self, labels: Iterable[int]) -> bool:
+        """Whether the files `labels` may be bare lists the migration wraps in the canonical
+        object: none of them is known to be an object already."""
+        return all(self.fixtures[index].wrapped is not False for index in labels)
+
     def versions(self, labels: Iterable[int]) -> set[str]:
         return {version for index in labels for version in self.fixtures[index].versions}
 

@@ -24,6 +24,7 @@ from fixture_migrate.consumers.moves import (
     migrated_moves,
     planned_moves,
     says_migrated,
+    wraps_list,
     validation_problems,
 )
 from fixture_migrate.errors import FixtureError
@@ -81,6 +82,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     versions=legacy_versions([unit.data for unit in document.units]),
                     moves=moves,
                     problems=problems,
+                    wrapped=wraps_list(result.moves),
                 )
             )
         elif result.status == "unchanged":
@@ -205,6 +207,7 @@ def committed_moves(
         moves=moves,
         migrated=True,
         problems=validation_problems(units, relative, engine.options.skill) if moved else (),
+        wrapped=wraps_list(planned.moves),
     )
 
 

@@ -908,8 +908,8 @@ class _Scan:
         if use is None or not self.whole_document(node):
             return
         labels = self.labels(node)
-        if not labels:
-            return
+        if not labels or not self.refs.wrapped(labels):
+            return  # an object read as one (`Array.isArray(doc)` to refuse a list) stays an object
         x = self.source.code(node)
         self.add(node, "[...]", "cases", "list_root", labels,
                  text=self.asi_safe(node, f"(Array.isArray({x}) ? {x} : {x}.cases)"))

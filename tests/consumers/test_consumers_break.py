@@ -45,3 +45,19 @@ SEMICOLON_FREE = JS.replace(";\n", "\n")
 def test_a_read_starting_a_line_of_semicolon_free_code_gets_a_semicolon_only_where_it_needs_one(tmp_path, lines):
     code = SEMICOLON_FREE + lines + "console.log(JSON.stringify(fixture.examples[0].name))\n"
     assert _same_everywhere(tmp_path, code) == "First"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "if (Array.isArray(fixture)) throw new Error('expected an object');\n",  # a validation of the object
+        "const cases = Array.isArray(fixture) ? fixture : fixture.examples;\n",  # both shapes read already
+        "if (fixture.length !== undefined) throw new Error('a list');\n",
+    ],
+)
+def test_an_object_document_is_never_read_as_a_bare_list(tmp_path, lines):
+    code = JS + lines + "console.log(JSON.stringify(fixture.examples[0].name));\n"
+    root = _repo(tmp_path)
+    assert [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "list_root"] == []
+    assert _same_everywhere(tmp_path / "x", code) == "First"
+
