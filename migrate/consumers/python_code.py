@@ -76,6 +76,10 @@ def _pure(node: cst.CSTNode) -> bool:
         )
     if isinstance(node, cst.BooleanOperation):
         return _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.Subscript):  # its index sits in a SubscriptElement, no expression itself
+        return _pure(node.value) and all(
+            isinstance(element.slice, cst.Index) and _pure(element.slice.value) for element in node.slice
+        )
     if not isinstance(node, _PURE):
         return False
     return all(_pure(child) for child in node.children if isinstance(child, cst.BaseExpression))

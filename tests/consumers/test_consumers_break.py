@@ -61,3 +61,9 @@ def test_an_object_document_is_never_read_as_a_bare_list(tmp_path, lines):
     assert [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "list_root"] == []
     assert _same_everywhere(tmp_path / "x", code) == "First"
 
+
+
+def test_python_a_receiver_indexed_by_a_call_is_evaluated_once(tmp_path):
+    # `next(it)` in the index: read twice, the fix took a second item from the iterator.
+    body = "    d = load()\n    it = iter([0, 0])\n    return d['examples'][next(it)]['user_intent'], len(list(it))\n"
+    assert _same_everywhere(tmp_path, PY_HEAD + "def run():\n" + body, "c.py") == ("do it", 1)
