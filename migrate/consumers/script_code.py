@@ -555,6 +555,11 @@ class _Scan:
             self.add(node, key, move.home, "write", labels, advice=f"deletes `{key}`; its value is at `{move.home}` now")
             return
         optional = any(child.type == "optional_chain" for child in node.children)
+        if self.cut_chain(node):
+            self.add(node, key, move.home, pattern, labels,
+                     advice=f"an optional chain goes on after `{key}`: a rewrite in parentheses would end its "
+                     f"short-circuit; read `{move.home}` with a fallback to `{key}` (bind the object to a name)")
+            return
         q = quote or '"'
         if not self.pure(receiver):
             # A receiver with a call in it is evaluated once: it becomes the argument of an
@@ -575,6 +580,31 @@ class _Scan:
         # `in`, not `??`: a member the migration moved may hold null, which `??` would pass over.
         test = f"{q}{home[-1]}{q} in Object({holder})"
         self.add(node, key, move.home, pattern, labels, text=self.asi_safe(node, f"({test} ? {new} : {old})"))
+
+    def cut_chain(self, node: Any) -> bool:
+        """Whether the read `node` holds a `?.` (its own or its receiver's: `a?.b.k`) and the chain
+        goes on after it (`a?.k.trim()`): in parentheses, a null before the `?.` would no longer
+        end the whole chain, and what follows would throw."""
+        parent = node.parent
+        if parent is None:
+            return False
+        goes_on = (
+            parent.type in ("member_expression", "subscript_expression")
+            and parent.child_by_field_name("object") is not None
+            and parent.child_by_field_name("object").id == node.id
+        ) or (
+            parent.type == "call_expression"
+            and parent.child_by_field_name("function") is not None
+            and parent.child_by_field_name("function").id == node.id
+        )
+        if not goes_on:
+            return False
+        current = node
+        while current is not None and current.type in ("member_expression", "subscript_expression", "call_expression"):
+            if any(child.type == "optional_chain" for child in current.children):
+                return True
+            current = current.child_by_field_name("function" if current.type == "call_expression" else "object")
+        return False
 
     def once(self, receiver: Any, key: str, home: tuple[str, ...], quote: str | None, optional: bool) -> str:
         """`((o) => ("n" in Object(o.extensions) ? o.extensions.n : o.k))(receiver)`: the

@@ -67,3 +67,17 @@ def test_python_a_receiver_indexed_by_a_call_is_evaluated_once(tmp_path):
     # `next(it)` in the index: read twice, the fix took a second item from the iterator.
     body = "    d = load()\n    it = iter([0, 0])\n    return d['examples'][next(it)]['user_intent'], len(list(it))\n"
     assert _same_everywhere(tmp_path, PY_HEAD + "def run():\n" + body, "c.py") == ("do it", 1)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "fixture.examples.find((e) => e.name === 'nope')?.user_intent.trim()",
+        "fixture.examples[0].missing?.user_intent.length",
+        "fixture.nothing?.examples.length",
+    ],
+)
+def test_script_a_read_inside_an_optional_chain_that_goes_on_keeps_its_short_circuit(tmp_path, expression):
+    # In parentheses, the chain after the read ran on undefined: a TypeError on legacy data.
+    code = JS + f"console.log(JSON.stringify({expression} ?? null));\n"
+    assert _same_everywhere(tmp_path, code) is None
