@@ -802,6 +802,8 @@ class _Scan:
             var, body = loop
             table = {name: move.home_path for name, move in homes.items() if move}
             reads, fixed = self.loop_reads(var, body)
+            if any(self.cut_chain(read) for read in reads) or self.tests_names(var, body):
+                reads = []  # what the table cannot stand in for: left for a person, as a whole
             for read in reads:
                 obj = read.child_by_field_name("object")
                 optional = any(child.type == "optional_chain" for child in read.children)
@@ -858,6 +860,33 @@ class _Scan:
                     continue
             stack.extend(item.children)
         return reads, fixed
+
+    def tests_names(self, var: str, body: Any) -> bool:
+        """Whether the loop `body` tests its name `var` on fixture data (`var in x`,
+        `x.hasOwnProperty(var)`, `Object.hasOwn(x, var)`): the legacy name, which a migrated case
+        lacks, so rewriting only the reads `x[var]` would leave the loop half-fixed."""
+        stack = [body]
+        while stack:
+            item = stack.pop()
+            if item.type == "binary_expression":
+                left, operator = item.child_by_field_name("left"), item.child_by_field_name("operator")
+                right = item.child_by_field_name("right")
+                if (
+                    operator is not None and self.source.code(operator) == "in" and left is not None
+                    and left.type == "identifier" and self.source.code(left) == var and right is not None
+                    and self.labels(right)
+                ):
+                    return True
+            if item.type == "call_expression":
+                callee, arguments = item.child_by_field_name("function"), item.child_by_field_name("arguments")
+                name = self.last_name(callee)
+                args = arguments.named_children if arguments is not None else []
+                if name in ("hasOwnProperty", "hasOwn") and any(
+                    a.type == "identifier" and self.source.code(a) == var for a in args
+                ) and (self.labels(callee) or any(self.labels(a) for a in args)):
+                    return True
+            stack.extend(item.children)
+        return False
 
     def written(self, node: Any) -> bool:
         parent = node.parent

@@ -81,3 +81,30 @@ def test_script_a_read_inside_an_optional_chain_that_goes_on_keeps_its_short_cir
     # In parentheses, the chain after the read ran on undefined: a TypeError on legacy data.
     code = JS + f"console.log(JSON.stringify({expression} ?? null));\n"
     assert _same_everywhere(tmp_path, code) is None
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["f in fixture.examples[0]", "fixture.examples[0].hasOwnProperty(f)", "Object.hasOwn(fixture.examples[0], f)"],
+)
+def test_script_a_loop_over_names_that_tests_the_names_is_for_a_person(tmp_path, test):
+    # Only `x[f]` went through the table: the test of the legacy name failed on migrated data.
+    code = JS + (
+        "const out = [];\n"
+        f"for (const f of ['user_intent', 'name']) {{ if ({test}) out.push(fixture.examples[0][f]); }}\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    root = _repo(tmp_path)
+    findings = [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "field_list"]
+    assert [(f.line, f.who) for f in findings] == [(7, "person")]
+
+
+def test_script_a_loop_over_names_reading_inside_an_optional_chain_is_for_a_person(tmp_path):
+    code = JS + (
+        "const out = [];\n"
+        "for (const f of ['user_intent', 'name']) out.push(fixture.examples[0]?.[f].length);\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    root = _repo(tmp_path)
+    findings = [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "field_list"]
+    assert [(f.line, f.who) for f in findings] == [(7, "person")]
