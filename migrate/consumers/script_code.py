@@ -8,7 +8,9 @@ fixture data) from an expression that holds a string naming a migrated file, or 
 such name, holds fixture data.
 
 Fixture data also flows into the file's own named functions, by position, from their calls
-(`check(examples)`).
+(`check(examples)`). A new object literal holds it only as a copy (`{ ...e }`) or in a member
+a name binds (`ctx = { data: fixture }`: `ctx.data`): a report built from fixture values
+(`{ examples: doc.examples.length }`) is no fixture data.
 
 Rewrites (`FIX`): a member read `x.k` -> `("n" in Object(x) ? x.n : x.k)` (`in`, not `??`: a
 moved member may hold null), `x["k"]` likewise, a home under `extensions` through
@@ -25,7 +27,7 @@ A whole parsed document used as a list becomes `(Array.isArray(x) ? x : x.cases)
 container filled with fixture data (`byId.set(c.id, c)`, `list.push(c)`) holds it; a lookup
 (`byId.get(k)`) holds what its receiver holds, not what its key does.
 
-The module runs to some 960 lines: the binding walk, the reads and the person-only patterns
+The module runs to some 1060 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 
@@ -248,6 +250,13 @@ class _Scan:
                         self.declared.add((self.key(_scope(node)), declared))
                 if name is not None and value is not None:
                     self.bindings.append((self.key(_scope(node)), _pattern_names(name, source), value))
+                    if name.type == "identifier" and value.type == "object":  # `ctx = { data: fixture }`
+                        for pair in value.named_children:
+                            key, held = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                            if pair.type == "pair" and key is not None and held is not None and key.type == "property_identifier":
+                                self.bindings.append((self.key(_scope(node)), [f"{source.code(name)}.{source.code(key)}"], held))
+                            elif pair.type == "shorthand_property_identifier":
+                                self.bindings.append((self.key(_scope(node)), [f"{source.code(name)}.{source.code(pair)}"], pair))
                     parsed = value.named_children[0] if value.type == "await_expression" and value.named_children else value
                     callee = parsed.child_by_field_name("function") if parsed.type == "call_expression" else None
                     if name.type == "identifier" and callee is not None:
@@ -344,11 +353,14 @@ class _Scan:
                     if body is not None:
                         stack.append(body)
                     continue
-            if kind in ("identifier", "member_expression"):
+            if kind == "object":  # a new object: fixture data only where it copies some (`...e`)
+                stack.extend(child for child in current.named_children if child.type == "spread_element")
+                continue
+            if kind in ("identifier", "member_expression", "shorthand_property_identifier"):
                 dotted = _dotted(current, self.source)
                 if dotted is not None:
                     labels |= self.lookup(current, dotted)
-                    if kind == "identifier":
+                    if kind != "member_expression":
                         continue
             stack.extend(current.children)
         found = self.memo[node.id] = frozenset(labels)

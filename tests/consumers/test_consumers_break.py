@@ -108,3 +108,21 @@ def test_script_a_loop_over_names_reading_inside_an_optional_chain_is_for_a_pers
     root = _repo(tmp_path)
     findings = [f for f in find_in_text(root / "c.test.js", code, _refs(root), root) if f.pattern == "field_list"]
     assert [(f.line, f.who) for f in findings] == [(7, "person")]
+
+
+@pytest.mark.parametrize(
+    ("lines", "value"),
+    [
+        # A report built from fixture values is no fixture data: its `examples` is its own.
+        ("const stats = { cases: 0, examples: fixture.examples.length };\nconst value = stats.examples;\n", 1),
+        ("const rows = fixture.examples.map((e) => ({ input: e.user_intent.toUpperCase(), user_intent: e.user_intent }));\n"
+         "const value = rows[0].user_intent;\n", "do it"),
+        # A member holding fixture data, and a copy of it, still are.
+        ("const ctx = { data: fixture, fixture };\nconst value = [ctx.data.examples[0].user_intent, ctx.fixture.examples.length];\n",
+         ["do it", 1]),
+        ("const copy = { ...fixture.examples[0] };\nconst value = copy.user_intent;\n", "do it"),
+    ],
+)
+def test_script_a_new_object_built_from_fixture_values_is_not_fixture_data(tmp_path, lines, value):
+    code = JS + lines + "console.log(JSON.stringify(value));\n"
+    assert _same_everywhere(tmp_path, code) == value
