@@ -126,3 +126,11 @@ def test_script_a_loop_over_names_reading_inside_an_optional_chain_is_for_a_pers
 def test_script_a_new_object_built_from_fixture_values_is_not_fixture_data(tmp_path, lines, value):
     code = JS + lines + "console.log(JSON.stringify(value));\n"
     assert _same_everywhere(tmp_path, code) == value
+
+
+def test_python_a_new_dict_built_from_fixture_values_is_not_fixture_data(tmp_path):
+    body = (
+        "    d = load()\n    stats = {'cases': 0, 'examples': len(d['examples'])}\n"
+        "    copy = {**d['examples'][0]}\n    return stats['examples'], copy['user_intent']\n"
+    )
+    assert _same_everywhere(tmp_path, PY_HEAD + "def run():\n" + body, "c.py") == (1, "do it")
