@@ -183,6 +183,11 @@ class References:
                 return fixture  # the file itself (its path, or its base name), not its folder
         return None
 
+    def wrapped(self, labels: Iterable[int]) -> bool:
+        """Whether the files `labels` may be bare lists the migration wraps in the canonical
+        object: none of them is known to be an object already."""
+        return all(self.fixtures[index].wrapped is not False for index in labels)
+
     def versions(self, labels: Iterable[int]) -> set[str]:
         return {version for index in labels for version in self.fixtures[index].versions}
 
@@ -224,11 +229,6 @@ class References:
             return None
         homes = ", ".join(f"`{name}` -> `{move.home}`" for name, move in moved)
         return moved[0][0], moved[0][1].home, f"a list of field names read one by one: {homes}"
-
-    def was_list(self, labels: Iterable[int]) -> bool:
-        """Whether every one of the files `labels` is known to be a bare list before migration."""
-        labels = list(labels)
-        return bool(labels) and all(self.fixtures[index].was_list for index in labels)
 
     def file_findings(self) -> list[Finding]:
         """One finding (for a person) per file the migration moves (`cases.jsonl` -> `cases.json`;

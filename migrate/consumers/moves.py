@@ -73,14 +73,14 @@ class FixtureMoves(Record):
     already (its moves read from its data) rather than planned; `problems` the reason codes
     of the validation errors of a moved file's new data (`missing_coverage_tags`, ...): a new
     file that code reading every file of its folder now reads too; `guessed` when the move
-    is inferred (`former_jsonl`), so it counts only once code names the old file; `was_list`
-    when the legacy file is known (planned, or committed) to be a bare list the migration
-    wraps in the canonical object.
+    is inferred (`former_jsonl`), so it counts only once code names the old file; `wrapped`
+    whether the migration wraps a bare list in the canonical object (True), keeps an object
+    (False), or None when that is not known (a file migrated already, with no legacy version
+    to read): only a wrapped list is read as a list by code that reads the whole document.
     """
 
-    __slots__ = (
-        "path", "relative", "new_path", "new_relative", "versions", "moves", "migrated", "problems", "guessed", "was_list"
-    )
+    __slots__ = ("path", "relative", "new_path", "new_relative", "versions", "moves", "migrated", "problems", "guessed",
+                 "wrapped")
 
     def __init__(
         self,
@@ -94,7 +94,7 @@ class FixtureMoves(Record):
         migrated: bool = False,
         problems: tuple[str, ...] = (),
         guessed: bool = False,
-        was_list: bool = False,
+        wrapped: bool | None = None,
     ) -> None:
         self.path = path
         self.relative = relative
@@ -105,7 +105,7 @@ class FixtureMoves(Record):
         self.migrated = migrated
         self.problems = problems
         self.guessed = guessed
-        self.was_list = was_list
+        self.wrapped = wrapped
 
 
 def _add(moves: dict[str, Move], move: Move) -> None:
@@ -140,6 +140,12 @@ def planned_moves(plan_moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> 
             continue
         _add(moves, Move(source[-1], ".".join(home), level))
     return moves
+
+
+def wraps_list(plan_moves: list[tuple[tuple[Any, ...], tuple[Any, ...]]]) -> bool:
+    """Whether a planned change (`FileResult.moves`) moves the whole document (a bare list of
+    cases) under a member (`cases`)."""
+    return any(source == () for source, _ in plan_moves)
 
 
 def migrated_moves(units: list[Any]) -> tuple[tuple[str, ...], dict[str, Move]]:

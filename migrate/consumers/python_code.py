@@ -4,7 +4,8 @@ Which values are fixture data is followed by name, per function: a name bound fr
 expression that holds a string naming a fixture file (`References`) or another such
 name is fixture data, and so are the loop targets over it, the parameters of a lambda
 applied to it, the parameters of a module function called with it, and a function that
-returns it (and a parameter named as that function, as pytest passes fixtures). Only a
+returns it (and a parameter named as that function, as pytest passes fixtures). A new dict
+holds it only as a copy (`{**case}`): a report built from fixture values is no fixture data. Only a
 read whose receiver is fixture data is looked at, so an unrelated object's
 `.get("type")` is never touched.
 
@@ -76,6 +77,10 @@ def _pure(node: cst.CSTNode) -> bool:
         )
     if isinstance(node, cst.BooleanOperation):
         return _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.Subscript):  # its index sits in a SubscriptElement, no expression itself
+        return _pure(node.value) and all(
+            isinstance(element.slice, cst.Index) and _pure(element.slice.value) for element in node.slice
+        )
     if not isinstance(node, _PURE):
         return False
     return all(_pure(child) for child in node.children if isinstance(child, cst.BaseExpression))
@@ -202,7 +207,11 @@ class _Taint:
         dotted = _dotted(node)
         if dotted is not None:
             labels |= self.lookup(self.scopes.scope_of.get(id(node)), dotted)
-        if not isinstance(node, cst.Name):
+        if isinstance(node, cst.Dict):  # a new dict: fixture data only where it copies some (`**case`)
+            for element in node.elements:
+                if isinstance(element, cst.StarredDictElement):
+                    labels |= self.labels(element.value)
+        elif not isinstance(node, cst.Name):
             for child in node.children:
                 if isinstance(child, (cst.Lambda, cst.FunctionDef)):
                     continue

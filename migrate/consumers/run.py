@@ -24,6 +24,7 @@ from fixture_migrate.consumers.moves import (
     migrated_moves,
     planned_moves,
     says_migrated,
+    wraps_list,
     validation_problems,
 )
 from fixture_migrate.errors import FixtureError
@@ -81,7 +82,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     versions=legacy_versions([unit.data for unit in document.units]),
                     moves=moves,
                     problems=problems,
-                    was_list=_bare_list(document.units),
+                    wrapped=wraps_list(result.moves),
                 )
             )
         elif result.status == "unchanged":
@@ -119,12 +120,6 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                 found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True,
                                           guessed=not says_migrated(units)))
     return found, errors
-
-
-def _bare_list(units: list[Any]) -> bool:
-    """Whether a legacy document is one bare list of cases (JSON, YAML; not JSON Lines, whose
-    readers split lines and are told so by the path finding)."""
-    return len(units) == 1 and isinstance(units[0].data, list)
 
 
 def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
@@ -239,8 +234,8 @@ def committed_moves(
         versions=legacy_versions([unit.data for unit in old.units]),
         moves=moves,
         migrated=True,
-        was_list=_bare_list(old.units),
         problems=validation_problems(units, relative, engine.options.skill) if moved else (),
+        wrapped=wraps_list(planned.moves),
     )
 
 

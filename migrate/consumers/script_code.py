@@ -8,7 +8,9 @@ fixture data) from an expression that holds a string naming a migrated file, or 
 such name, holds fixture data.
 
 Fixture data also flows into the file's own named functions, by position, from their calls
-(`check(examples)`).
+(`check(examples)`). A new object literal holds it only as a copy (`{ ...e }`) or in a member
+a name binds (`ctx = { data: fixture }`: `ctx.data`): a report built from fixture values
+(`{ examples: doc.examples.length }`) is no fixture data.
 
 Rewrites (`FIX`): a member read `x.k` -> `("n" in Object(x) ? x.n : x.k)` (`in`, not `??`: a
 moved member may hold null), `x["k"]` likewise, a home under `extensions` through
@@ -25,7 +27,7 @@ A whole parsed document used as a list becomes `(Array.isArray(x) ? x : x.cases)
 container filled with fixture data (`byId.set(c.id, c)`, `list.push(c)`) holds it; a lookup
 (`byId.get(k)`) holds what its receiver holds, not what its key does.
 
-The module runs to some 960 lines: the binding walk, the reads and the person-only patterns
+The module runs to some 1060 lines: the binding walk, the reads and the person-only patterns
 share one scanner class over one tree, and splitting it would split that state.
 """
 
@@ -98,6 +100,15 @@ LIST_USES = frozenset(
 
 KEY_METHODS = frozenset({"get", "has", "at", "includes", "indexOf", "lastIndexOf"})
 """Methods whose arguments are keys into the receiver: the result holds the receiver's data."""
+
+_BODY_HOLDERS = frozenset(
+    {"if_statement", "else_clause", "while_statement", "for_statement", "for_in_statement", "do_statement",
+     "with_statement", "labeled_statement"}
+)
+"""Statements whose body follows a token that ends no expression (`)`, `else`, `do`, a label's `:`)."""
+
+_EXPRESSION_BLOCKS = frozenset({"function_expression", "function", "arrow_function", "class", "generator_function"})
+"""Expressions that end with a block's `}`: a `(` after one calls it (an arrow function's aside)."""
 
 ITERATIONS = frozenset({"forEach", "map", "every", "some", "filter", "flatMap", "reduce", "find", "findIndex"})
 """The array methods that walk a list of field names one by one."""
@@ -239,6 +250,13 @@ class _Scan:
                         self.declared.add((self.key(_scope(node)), declared))
                 if name is not None and value is not None:
                     self.bindings.append((self.key(_scope(node)), _pattern_names(name, source), value))
+                    if name.type == "identifier" and value.type == "object":  # `ctx = { data: fixture }`
+                        for pair in value.named_children:
+                            key, held = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                            if pair.type == "pair" and key is not None and held is not None and key.type == "property_identifier":
+                                self.bindings.append((self.key(_scope(node)), [f"{source.code(name)}.{source.code(key)}"], held))
+                            elif pair.type == "shorthand_property_identifier":
+                                self.bindings.append((self.key(_scope(node)), [f"{source.code(name)}.{source.code(pair)}"], pair))
                     parsed = value.named_children[0] if value.type == "await_expression" and value.named_children else value
                     callee = parsed.child_by_field_name("function") if parsed.type == "call_expression" else None
                     if name.type == "identifier" and callee is not None:
@@ -335,11 +353,14 @@ class _Scan:
                     if body is not None:
                         stack.append(body)
                     continue
-            if kind in ("identifier", "member_expression"):
+            if kind == "object":  # a new object: fixture data only where it copies some (`...e`)
+                stack.extend(child for child in current.named_children if child.type == "spread_element")
+                continue
+            if kind in ("identifier", "member_expression", "shorthand_property_identifier"):
                 dotted = _dotted(current, self.source)
                 if dotted is not None:
                     labels |= self.lookup(current, dotted)
-                    if kind == "identifier":
+                    if kind != "member_expression":
                         continue
             stack.extend(current.children)
         found = self.memo[node.id] = frozenset(labels)
@@ -546,6 +567,11 @@ class _Scan:
             self.add(node, key, move.home, "write", labels, advice=f"deletes `{key}`; its value is at `{move.home}` now")
             return
         optional = any(child.type == "optional_chain" for child in node.children)
+        if self.cut_chain(node):
+            self.add(node, key, move.home, pattern, labels,
+                     advice=f"an optional chain goes on after `{key}`: a rewrite in parentheses would end its "
+                     f"short-circuit; read `{move.home}` with a fallback to `{key}` (bind the object to a name)")
+            return
         q = quote or '"'
         if not self.pure(receiver):
             # A receiver with a call in it is evaluated once: it becomes the argument of an
@@ -567,6 +593,31 @@ class _Scan:
         test = f"{q}{home[-1]}{q} in Object({holder})"
         self.add(node, key, move.home, pattern, labels, text=self.asi_safe(node, f"({test} ? {new} : {old})"))
 
+    def cut_chain(self, node: Any) -> bool:
+        """Whether the read `node` holds a `?.` (its own or its receiver's: `a?.b.k`) and the chain
+        goes on after it (`a?.k.trim()`): in parentheses, a null before the `?.` would no longer
+        end the whole chain, and what follows would throw."""
+        parent = node.parent
+        if parent is None:
+            return False
+        goes_on = (
+            parent.type in ("member_expression", "subscript_expression")
+            and parent.child_by_field_name("object") is not None
+            and parent.child_by_field_name("object").id == node.id
+        ) or (
+            parent.type == "call_expression"
+            and parent.child_by_field_name("function") is not None
+            and parent.child_by_field_name("function").id == node.id
+        )
+        if not goes_on:
+            return False
+        current = node
+        while current is not None and current.type in ("member_expression", "subscript_expression", "call_expression"):
+            if any(child.type == "optional_chain" for child in current.children):
+                return True
+            current = current.child_by_field_name("function" if current.type == "call_expression" else "object")
+        return False
+
     def once(self, receiver: Any, key: str, home: tuple[str, ...], quote: str | None, optional: bool) -> str:
         """`((o) => ("n" in Object(o.extensions) ? o.extensions.n : o.k))(receiver)`: the
         fallback read with `receiver` evaluated once (`o: any` in TypeScript)."""
@@ -584,18 +635,38 @@ class _Scan:
         return f"(({param}) => ({q}{home[-1]}{q} in Object({holder}) ? {new} : {old}))({self.source.code(receiver)})"
 
     def asi_safe(self, node: Any, text: str) -> str:
-        """`text` (which opens with `(`) led by `;` where it would start a line of code
-        written without semicolons: there `(` would call the previous line's value."""
-        raw = self.source.raw
-        start = node.start_byte
-        line_start = raw.rfind(b"\n", 0, start) + 1
-        if raw[line_start:start].strip():
-            return text  # something precedes it on its line
-        before = raw[:line_start].rstrip()
-        if not before or before[-1:] in (b";", b"{", b"}", b"(", b"[", b",", b":", b"=", b"?", b"&", b"|", b"!"):
+        """`text` (which opens with `(`) led by `;` where it starts a statement of code written
+        without semicolons: there `(` would call the value the previous statement ends with
+        (`const o = { a: 1 }` or `let n = 0`, whatever comments lie between). Inside a
+        statement (after `=>`, `+`, `of`, ...) or after a `;`, a `{`, a block's `}` or the
+        header of an `if`/`for`/`while`, it stays as it is."""
+        statement = node
+        while statement.parent is not None and statement.parent.start_byte == node.start_byte and (
+            statement.type != "expression_statement"
+        ):
+            statement = statement.parent
+        if statement.type != "expression_statement":
+            return text  # the read continues an expression: the token before it is no statement's end
+        holder = statement.parent
+        if holder is not None and holder.type in _BODY_HOLDERS:
+            return text  # `if (x)\n  (...)`: the header's `)` ends no expression
+        before = statement.prev_sibling
+        while before is not None and before.type == "comment":
+            before = before.prev_sibling
+        if before is None:
             return text
-        if before.endswith((b"*/",)) or before.split(b"\n")[-1].lstrip().startswith(b"//"):
-            return text  # a comment: the previous code line is further up; keep it simple
+        leaf = before
+        while leaf.child_count:
+            leaf = leaf.children[-1]
+        if leaf.type in (";", "{", ":", "else", "do"):
+            return text
+        if leaf.type == "}":
+            block = leaf.parent
+            outer = block.parent if block is not None else None
+            if block is not None and block.type in ("statement_block", "class_body", "switch_body") and (
+                outer is None or outer.type not in _EXPRESSION_BLOCKS
+            ):
+                return text  # a block statement's `}` (a function or class declaration, an `if`)
         return ";" + text
 
     def object_literal(self, node: Any) -> None:
@@ -743,6 +814,8 @@ class _Scan:
             var, body = loop
             table = {name: move.home_path for name, move in homes.items() if move}
             reads, fixed = self.loop_reads(var, body)
+            if any(self.cut_chain(read) for read in reads) or self.tests_names(var, body):
+                reads = []  # what the table cannot stand in for: left for a person, as a whole
             for read in reads:
                 obj = read.child_by_field_name("object")
                 optional = any(child.type == "optional_chain" for child in read.children)
@@ -799,6 +872,33 @@ class _Scan:
                     continue
             stack.extend(item.children)
         return reads, fixed
+
+    def tests_names(self, var: str, body: Any) -> bool:
+        """Whether the loop `body` tests its name `var` on fixture data (`var in x`,
+        `x.hasOwnProperty(var)`, `Object.hasOwn(x, var)`): the legacy name, which a migrated case
+        lacks, so rewriting only the reads `x[var]` would leave the loop half-fixed."""
+        stack = [body]
+        while stack:
+            item = stack.pop()
+            if item.type == "binary_expression":
+                left, operator = item.child_by_field_name("left"), item.child_by_field_name("operator")
+                right = item.child_by_field_name("right")
+                if (
+                    operator is not None and self.source.code(operator) == "in" and left is not None
+                    and left.type == "identifier" and self.source.code(left) == var and right is not None
+                    and self.labels(right)
+                ):
+                    return True
+            if item.type == "call_expression":
+                callee, arguments = item.child_by_field_name("function"), item.child_by_field_name("arguments")
+                name = self.last_name(callee)
+                args = arguments.named_children if arguments is not None else []
+                if name in ("hasOwnProperty", "hasOwn") and any(
+                    a.type == "identifier" and self.source.code(a) == var for a in args
+                ) and (self.labels(callee) or any(self.labels(a) for a in args)):
+                    return True
+            stack.extend(item.children)
+        return False
 
     def written(self, node: Any) -> bool:
         parent = node.parent
@@ -871,7 +971,7 @@ class _Scan:
         elif parent.type == "arguments" and parent.parent is not None and parent.parent.type == "call_expression":
             callee = parent.parent.child_by_field_name("function")
             if callee is not None and callee.type == "identifier" and self.source.code(callee) in self.functions:
-                if self.refs.was_list(self.labels(node)):
+                if all(self.refs.fixtures[i].wrapped for i in self.labels(node)):
                     use = "argument"  # handed whole to the file's own function, which takes a list
             elif callee is not None and self.source.code(callee) == "Array.isArray":
                 holder = parent.parent.parent
@@ -884,8 +984,8 @@ class _Scan:
         if use is None or not self.whole_document(node):
             return
         labels = self.labels(node)
-        if not labels:
-            return
+        if not labels or not self.refs.wrapped(labels):
+            return  # an object read as one (`Array.isArray(doc)` to refuse a list) stays an object
         x = self.source.code(node)
         self.add(node, "[...]", "cases", "list_root", labels,
                  text=self.asi_safe(node, f"(Array.isArray({x}) ? {x} : {x}.cases)"))
