@@ -595,8 +595,9 @@ class _Scan:
 
     def cut_chain(self, node: Any) -> bool:
         """Whether the read `node` holds a `?.` (its own or its receiver's: `a?.b.k`) and the chain
-        goes on after it (`a?.k.trim()`): in parentheses, a null before the `?.` would no longer
-        end the whole chain, and what follows would throw."""
+        goes on after it with a plain link (`a?.k.trim()`): in parentheses, a null before the `?.`
+        would no longer end the whole chain, and what follows would throw. A next link that is
+        optional (`a?.k?.b`) ends it the same inside parentheses or not."""
         parent = node.parent
         if parent is None:
             return False
@@ -611,6 +612,8 @@ class _Scan:
         )
         if not goes_on:
             return False
+        if any(child.type == "optional_chain" for child in parent.children):
+            return False  # `a?.k?.b`: the next link is optional itself, so a null still ends the chain
         current = node
         while current is not None and current.type in ("member_expression", "subscript_expression", "call_expression"):
             if any(child.type == "optional_chain" for child in current.children):

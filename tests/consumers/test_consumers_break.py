@@ -134,3 +134,15 @@ def test_python_a_new_dict_built_from_fixture_values_is_not_fixture_data(tmp_pat
         "    copy = {**d['examples'][0]}\n    return stats['examples'], copy['user_intent']\n"
     )
     assert _same_everywhere(tmp_path, PY_HEAD + "def run():\n" + body, "c.py") == (1, "do it")
+
+
+def test_an_optional_chain_that_goes_on_with_an_optional_link_is_still_rewritten(tmp_path):
+    root = _repo(tmp_path)
+    code = JS + (
+        "const e = fixture.examples[0];\nconst none = undefined;\n"
+        "console.log(JSON.stringify([e?.dispatch_authorization?.length, none?.user_intent?.length]));\n"
+    )
+    findings = [f for f in find_in_text(root / "c.js", code, _refs(root), root) if f.line == 8]
+    assert [(f.legacy, f.who) for f in findings] == [("dispatch_authorization", "fix")]
+    fixed, _ = fixed_text(root / "c.js", code, _refs(root), root)
+    assert _node(fixed, root) == _node(code, root) == _node(fixed, _migrated(root)) == [3, None]
