@@ -697,6 +697,8 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
                 continue
             raise MigrationError.of(error, path) from None
         found.extend(findings)
+    if model:
+        found.extend(refs.file_findings())
     return found
 
 
