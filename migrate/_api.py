@@ -6,7 +6,8 @@ the migration engine (`fixture_migrate.migration`), the read side behind
 export pipelines (`fixture_migrate.importing.pipeline`,
 `fixture_migrate.exporting.pipeline`) and the configuration
 (`fixture_migrate.config`). Errors are raised as `MigrationError`, statuses are
-`Status` members, and nothing here prints.
+`Status` members (the engine's own enum, `fixture_migrate.migration.status`), and
+nothing here prints.
 
 (Some 730 lines, over the ~500 the project aims for: one public function per verb,
 each with its doctest, kept together so the API reads in one place.)
@@ -17,41 +18,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Union
 
 from fixture_migrate.errors import FixtureError, line_col
+from fixture_migrate.migration.status import Status
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 DEFAULT_TEXT_PATH = "fixture.json"
 """The file name `migrate_text` assumes when none is given: its suffix says JSON."""
-
-
-class Status(StrEnum):
-    """What a migration does to one file.
-
-    A `StrEnum`: each member equals its value (`Status.CHANGED == "changed"`), the word
-    the command line's `--output-format json` prints.
-    """
-
-    CHANGED = "changed"
-    """A migration is planned (or was written)."""
-    UNCHANGED = "unchanged"
-    """A fixture already canonical: its bytes stay."""
-    NOT_FIXTURE = "not_fixture"
-    """No adapter claims the file; it is left alone."""
-    ERROR = "error"
-    """The file cannot be read or migrated; `Plan.error` says why."""
-    OTHER_TOOL = "other_tool"
-    """Another eval tool's file, left alone for `import --from <import_from>`."""
-    UNCLAIMED = "unclaimed"
-    """Looks like a fixture of a local family, without the evidence to migrate it: left
-    alone and named, with what is missing (`fixture-migrate suggest` drafts a table)."""
-    SKIPPED = "skipped"
-    """A walked file no parser can read, outside the places fixtures live (a run's report
-    sets it; a plan of a single file is an error instead)."""
 
 
 class MigrationError(FixtureError):
@@ -245,7 +221,7 @@ def _plan(result: Any) -> Plan:
     error = None if result.error is None else MigrationError.of(result.error, result.path)
     return Plan(
         path=result.path,
-        status=Status(result.status),
+        status=result.status,
         adapters=tuple(result.adapters),
         new_path=result.new_path,
         old_bytes=result.old_bytes,
@@ -293,7 +269,7 @@ def migrate_text(
     result = _engine(root, skill).plan_bytes(full, raw)
     if result.error is not None:
         raise MigrationError.of(result.error, name)
-    return result.new_bytes if result.status == Status.CHANGED else raw
+    return result.new_bytes if result.status is Status.CHANGED else raw
 
 
 def plan_file(path: PathLike, *, repo_root: PathLike | None = None, skill: str | None = None) -> Plan:
@@ -351,18 +327,18 @@ def migrate_file(path: PathLike, *, repo_root: PathLike | None = None, skill: st
     >>> fixture_migrate.migrate_file(file).status
     <Status.UNCHANGED: 'unchanged'>
     """
+    from fixture_migrate.migration.run import MigrateMode, MigrationRun
+
     _file_names(path, repo_root)
     file = Path(path)
     engine = _configured(file, repo_root, skill)
-    result = engine.plan(file)
-    if result.error is not None:
-        raise MigrationError.of(result.error, file)
-    if result.status == Status.CHANGED:
-        try:
-            engine.apply(result)
-        except FixtureError as error:
-            raise MigrationError.of(error, file) from None
-    return _plan(result)
+    # The run's own steps for one named file (never skipped); pins are the caller's to weigh,
+    # as they always were here (no pin index).
+    run = MigrationRun(engine, MigrateMode(include_pinned=True), named=(file,))
+    outcome = run.settle(engine.plan(file))
+    if outcome.error is not None:
+        raise MigrationError.of(outcome.error, file)
+    return _plan(outcome.result)
 
 
 def load(path: PathLike, text: str | bytes | None = None) -> list[Any]:
@@ -571,7 +547,6 @@ def import_file(
     '2+2?'
     """
     from fixture_migrate.importing.pipeline import ImportFailed, ImportRequest, plan_import
-    from fixture_migrate.files.writes import write_atomic
 
     paths = _paths(sources)
     _file_names(*paths, dest, repo_root)
@@ -587,13 +562,7 @@ def import_file(
         raise MigrationError.of(error, Path(where)) from None
     status = Status.CHANGED if planned.changed else Status.UNCHANGED
     if planned.changed and write:
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
-        except FixtureError as error:
-            raise MigrationError.of(error, target) from None
-        except OSError as error:
-            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+        _write_dest(target, planned.new_bytes, planned.old_bytes, root)
     return Plan(
         path=target,
         status=status,
@@ -602,6 +571,17 @@ def import_file(
         new_bytes=planned.new_bytes if planned.changed else None,
         cases=planned.cases,
     )
+
+
+def _write_dest(target: Path, data: bytes, original: bytes | None, root: Path) -> None:
+    """Write an import's or an export's DEST as the command line writes it
+    (`fixture_migrate.files.writes.write_dest`); raises `MigrationError` about `target`."""
+    from fixture_migrate.files.writes import write_dest
+
+    try:
+        write_dest(target, data, original=original, root=root)
+    except FixtureError as error:
+        raise MigrationError.of(error, target) from None
 
 
 def export_file(
@@ -638,8 +618,6 @@ def export_file(
     """
     from fixture_migrate.exporting.pipeline import ExportRequest, plan_export
     from fixture_migrate.importing.pipeline import ImportFailed
-    from fixture_migrate.files.root import make_directories
-    from fixture_migrate.files.writes import write_atomic
 
     files = _paths(paths)
     _file_names(*files, dest, repo_root)
@@ -655,13 +633,7 @@ def export_file(
     if strict and losses:
         raise MigrationError(f"{len(losses)} loss(es) exporting to {to}", code="loss", path=target)
     if planned.changed and write:
-        try:
-            make_directories(target.parent, root)
-            write_atomic(target, planned.new_bytes, original=planned.old_bytes, mode_from=target, root=root)
-        except FixtureError as error:
-            raise MigrationError.of(error, target) from None
-        except OSError as error:
-            raise MigrationError(f"cannot write: {error}", code="io", path=target) from None
+        _write_dest(target, planned.new_bytes, planned.old_bytes, root)
     return Plan(
         path=target,
         status=Status.CHANGED if planned.changed else Status.UNCHANGED,
@@ -725,6 +697,8 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
                 continue
             raise MigrationError.of(error, path) from None
         found.extend(findings)
+    if model:
+        found.extend(refs.file_findings())
     return found
 
 

@@ -22,7 +22,9 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -82,71 +84,115 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    found = {}
-    for repo in REPOS:
-        root = tmp_path_factory.mktemp(repo["mirror"].replace("+", "_"))
-        with tarfile.open(WILD / "trees" / f"{repo['mirror']}.tar.xz") as tar:
-            tar.extractall(root, filter="data")
-        before = _snapshot(root)
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(root)
+def _migrate(repo, tmp_path_factory):
+    """Unpack `repo` and run `fixture-migrate migrate .` at its root: `(root, exit code, JSON
+    report, files before, files after, stderr)`."""
+    root = tmp_path_factory.mktemp(repo["mirror"].replace("+", "_"))
+    with tarfile.open(WILD / "trees" / f"{repo['mirror']}.tar.xz") as tar:
+        tar.extractall(root, filter="data")
+    before = _snapshot(root)
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["migrate", "--output-format", "json", "--repo-root", ".", "."])
+    finally:
+        os.chdir(cwd)
+    return root, code, json.loads(out.getvalue()), before, _snapshot(root), err.getvalue()
+
+
+def _shared_run(repo, tmp_path_factory):
+    """`_migrate(repo)`, made once per test session. Without xdist, here. Across xdist
+    workers, the run of each repository is made by the first worker to claim it, and left
+    (pickled) in the session's shared temporary directory for the others; a worker that
+    needs a repository another is still running runs the repositories nobody has claimed
+    yet, then takes the one it needs."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _migrate(repo, tmp_path_factory)
+    shared = tmp_path_factory.getbasetemp().parent / "wild-runs"
+    shared.mkdir(exist_ok=True)
+
+    def done(mirror):
+        return shared / f"{mirror}.pickle"
+
+    def claimed(other):
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(["migrate", "--output-format", "json", "--repo-root", ".", "."])
-        finally:
-            os.chdir(cwd)
-        found[repo["mirror"]] = (root, code, json.loads(out.getvalue()), before, _snapshot(root), err.getvalue())
-    return found
+            os.close(os.open(shared / f"{other['mirror']}.claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        try:
+            found = ("run", _migrate(other, tmp_path_factory))
+        except Exception as exc:  # noqa: BLE001 - the worker that needs it reports it
+            found = ("failed", f"{type(exc).__name__}: {exc}")
+        temp = shared / f"{other['mirror']}.part"
+        temp.write_bytes(pickle.dumps(found))
+        temp.rename(done(other["mirror"]))
+        return True
+
+    mine = done(repo["mirror"])
+    if not claimed(repo):
+        for other in REPOS:
+            if mine.exists():
+                break
+            if not done(other["mirror"]).exists():
+                claimed(other)
+        deadline = time.monotonic() + 900
+        while not mine.exists():
+            assert time.monotonic() < deadline, f"no worker finished the run of {repo['mirror']}"
+            time.sleep(0.05)
+    kind, value = pickle.loads(mine.read_bytes())
+    assert kind == "run", f"the run of {repo['mirror']} failed: {value}"
+    return value
+
+
+@pytest.fixture(scope="module", params=REPOS, ids=[r["mirror"] for r in REPOS])
+def wild(request, tmp_path_factory):
+    """One labeled repository and its run (`_migrate`), made once per session whatever the
+    number of xdist workers (`_shared_run`); pytest groups the tests of a repository, so a
+    worker holds one repository's run in memory at a time."""
+    return request.param, _shared_run(request.param, tmp_path_factory)
 
 
 pytestmark = pytest.mark.skipif(not REPOS, reason=ABSENT)
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_non_fixtures_and_other_tools_files_are_untouched(runs, repo):
-    _, _, _, before, after, _ = runs[repo["mirror"]]
+def test_non_fixtures_and_other_tools_files_are_untouched(wild):
+    repo, (_, _, _, before, after, _) = wild
     for path in repo["not_fixtures"] + repo["other_eval_datasets"]:
         assert after.get(path) == before[path], f"{path} changed"
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_files_that_cannot_be_parsed_are_untouched(runs, repo):
-    _, _, _, before, after, _ = runs[repo["mirror"]]
+def test_files_that_cannot_be_parsed_are_untouched(wild):
+    repo, (_, _, _, before, after, _) = wild
     for path in (b["path"] for b in repo["broken"]):
         assert after.get(path) == before[path], f"{path} changed"
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_every_fixture_is_migrated_or_named(runs, repo):
-    _, _, report, before, after, _ = runs[repo["mirror"]]
+def test_every_fixture_is_migrated_or_named(wild):
+    repo, (_, _, report, before, after, _) = wild
     statuses = {Path(f["path"]).as_posix().removeprefix("./"): f["status"] for f in report["files"]}
     for path in repo["fixtures"]:
         migrated = after.get(path) != before[path]
         assert migrated or statuses.get(path) in NAMED, f"{path}: {statuses.get(path)}"
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_at_least_95_percent_of_fixtures_are_migrated_not_merely_named(runs, repo):
-    _, _, report, before, after, _ = runs[repo["mirror"]]
+def test_at_least_95_percent_of_fixtures_are_migrated_not_merely_named(wild):
+    repo, (_, _, report, before, after, _) = wild
     statuses = {Path(f["path"]).as_posix().removeprefix("./"): f["status"] for f in report["files"]}
     fixtures = repo["fixtures"]
     done = [p for p in fixtures if after.get(p) != before[p] or statuses.get(p) == "unchanged"]
     assert len(done) >= 0.95 * len(fixtures), sorted(set(fixtures) - set(done))
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_exit_code(runs, repo):
-    root, code, _, _, _, err = runs[repo["mirror"]]
+def test_exit_code(wild):
+    repo, (root, code, _, _, _, err) = wild
     broken_in_evals = any(in_skill_evals(root / b["path"], root) for b in repo["broken"])
     assert code == (2 if broken_in_evals else 0), err[-2000:]
 
 
-@pytest.mark.parametrize("repo", REPOS, ids=[r["mirror"] for r in REPOS])
-def test_meaning_lands_in_the_canonical_fields(runs, repo):
-    _, _, report, before, after, _ = runs[repo["mirror"]]
+def test_meaning_lands_in_the_canonical_fields(wild):
+    repo, (_, _, report, before, after, _) = wild
     news = {Path(f["path"]).as_posix().removeprefix("./"): f.get("new_path") for f in report["files"]}
     had_input = has_input = had_expected = has_expected = 0
     for path in repo["fixtures"]:

@@ -28,6 +28,7 @@ one-line reason, which `detect -v` prints and reports name.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -41,24 +42,34 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.formats import Unit
 from fixture_migrate.slots import Record
 
-CLAIMED = "claimed"
-OTHER_TOOL = "other_tool"
-UNCLAIMED = "unclaimed"
-NOT_FIXTURE = "not_fixture"
+
+class Verdict(StrEnum):
+    """What a claim decides for one payload (a file's outcome, which the engine derives from
+    its payloads' verdicts, is `fixture_migrate.migration.status.Status`). A `StrEnum`:
+    each member equals the word `detect --output-format json` prints."""
+
+    CLAIMED = "claimed"
+    """An adapter takes the payload: it is migrated."""
+    OTHER_TOOL = "other_tool"
+    """Another eval tool's payload, left for `fixture-migrate import --from FORMAT`."""
+    UNCLAIMED = "unclaimed"
+    """A local family's payload without the evidence to migrate it: named, left alone."""
+    NOT_FIXTURE = "not_fixture"
+    """Not a fixture: left alone."""
 
 
 class Claim(Record):
-    """The decision for one payload: `status` (`CLAIMED`, `OTHER_TOOL`, `UNCLAIMED`,
-    `NOT_FIXTURE`), the `adapter` when claimed, the `import_from` format for another
-    tool's file, the `reason` in one line, the `rule` (a name in `RULES`) that decided, and
-    the `family` of a local family's payload (its records' members, `"{id, prompt, ideal}"`,
-    or its trigger lists), by which reports group files."""
+    """The decision for one payload: `status` (a `Verdict`), the `adapter` when claimed, the
+    `import_from` format for another tool's file, the `reason` in one line, the `rule` (a
+    name in `RULES`) that decided, and the `family` of a local family's payload (its
+    records' members, `"{id, prompt, ideal}"`, or its trigger lists), by which reports
+    group files."""
 
     __slots__ = ("status", "adapter", "reason", "import_from", "rule", "family")
 
     def __init__(
         self,
-        status: str,
+        status: Verdict,
         adapter: Adapter | None = None,
         reason: str = "",
         import_from: str | None = None,
@@ -88,8 +99,7 @@ def explain(adapter: Adapter, unit: Unit) -> str:
 
 
 __all__ = [
-    "CLAIMED", "OTHER_TOOL", "UNCLAIMED", "NOT_FIXTURE", "Claim", "RULES", "decide", "decide_facts", "decide_known",
-    "explain", "proven_unchanged",
+    "Verdict", "Claim", "RULES", "decide", "decide_facts", "decide_known", "explain", "proven_unchanged",
     "claim_words", "held_records", "python_records", "is_local", "other_tool", "other_tool_shape", "LOCAL_FAMILIES",
 ]  # fmt: skip
 
@@ -102,14 +112,14 @@ def known_family(facts: UnitFacts) -> Claim | None:
     adapter = facts.known
     if adapter is None:
         return None
-    return Claim(CLAIMED, adapter, explain(adapter, facts.unit))
+    return Claim(Verdict.CLAIMED, adapter, explain(adapter, facts.unit))
 
 
 def declared_family(facts: UnitFacts) -> Claim | None:
     """A family declared in pyproject.toml claims the payload by path and shape."""
     for family in facts.declared:
         if family.claims_at(facts.unit, facts.path):
-            return Claim(CLAIMED, family, family.explain(facts.unit))
+            return Claim(Verdict.CLAIMED, family, family.explain(facts.unit))
     return None
 
 
@@ -120,7 +130,7 @@ def other_tool_rule(facts: UnitFacts) -> Claim | None:
         return None
     fmt, what = tool
     return Claim(
-        OTHER_TOOL,
+        Verdict.OTHER_TOOL,
         reason=f"{what}: another tool's file; `fixture-migrate import --from {fmt}` takes it",
         import_from=fmt,
     )
@@ -129,13 +139,13 @@ def other_tool_rule(facts: UnitFacts) -> Claim | None:
 def ruled_out_rule(facts: UnitFacts) -> Claim | None:
     """A file a local family may never claim (`fixture_migrate.claiming.territory.ruled_out`)."""
     out = facts.ruled_out
-    return None if out is None else Claim(NOT_FIXTURE, reason=f"not a fixture: {out}")
+    return None if out is None else Claim(Verdict.NOT_FIXTURE, reason=f"not a fixture: {out}")
 
 
 def sandbox_rule(facts: UnitFacts) -> Claim | None:
     """A file in an eval's sandbox inside fixture territory is data."""
     where = facts.sandbox
-    return None if where is None else Claim(NOT_FIXTURE, reason=f"not a fixture: {where}")
+    return None if where is None else Claim(Verdict.NOT_FIXTURE, reason=f"not a fixture: {where}")
 
 
 def territory_records(facts: UnitFacts) -> Claim | None:
@@ -147,7 +157,7 @@ def territory_records(facts: UnitFacts) -> Claim | None:
         return None
     key = facts.records_key
     where = f"`{key}`" if key else ("`" + facts.unit.binding + "`" if facts.unit.binding else "the bare list")
-    return Claim(CLAIMED, facts.vocabulary_adapter, f"{where}: {why} ({facts.territory})")
+    return Claim(Verdict.CLAIMED, facts.vocabulary_adapter, f"{where}: {why} ({facts.territory})")
 
 
 def territory_trigger_lists(facts: UnitFacts) -> Claim | None:
@@ -155,7 +165,7 @@ def territory_trigger_lists(facts: UnitFacts) -> Claim | None:
     if facts.territory is None or not facts.trigger_lists or facts.vocabulary_adapter is None:
         return None
     lists = ", ".join(f"`{k}`" for k in facts.trigger_lists)
-    return Claim(CLAIMED, facts.vocabulary_adapter, f"trigger lists {lists} ({facts.territory})")
+    return Claim(Verdict.CLAIMED, facts.vocabulary_adapter, f"trigger lists {lists} ({facts.territory})")
 
 
 def territory_local_family(facts: UnitFacts) -> Claim | None:
@@ -165,7 +175,7 @@ def territory_local_family(facts: UnitFacts) -> Claim | None:
     if facts.territory is None or found is None or facts.known is not None:
         return None
     adapter = facts.local_adapter or found
-    return Claim(CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.territory})")
+    return Claim(Verdict.CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.territory})")
 
 
 def case_file_evidence(facts: UnitFacts) -> Claim | None:
@@ -176,7 +186,7 @@ def case_file_evidence(facts: UnitFacts) -> Claim | None:
     adapter = facts.vocabulary_adapter
     if adapter is None:
         return None
-    return Claim(CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.case_file})")
+    return Claim(Verdict.CLAIMED, adapter, f"{explain(adapter, facts.unit)} ({facts.case_file})")
 
 
 def outside_territory(facts: UnitFacts) -> Claim | None:
@@ -184,7 +194,7 @@ def outside_territory(facts: UnitFacts) -> Claim | None:
     territory: named, not migrated (records with an input alone are data there)."""
     if facts.territory is not None or not facts.evidence:
         return None
-    return Claim(UNCLAIMED, reason=f"a local family ({explain(facts.local_adapter, facts.unit)}), but {OUTSIDE_TERRITORY}")
+    return Claim(Verdict.UNCLAIMED, reason=f"a local family ({explain(facts.local_adapter, facts.unit)}), but {OUTSIDE_TERRITORY}")
 
 
 def looks_like_fixture_rule(facts: UnitFacts) -> Claim | None:
@@ -196,7 +206,7 @@ def looks_like_fixture_rule(facts: UnitFacts) -> Claim | None:
         why = OUTSIDE_TERRITORY
     elif ok:
         why = f"{why}, yet no rule places it"
-    return Claim(UNCLAIMED, reason=f"looks like a fixture of a local family, but {why}")
+    return Claim(Verdict.UNCLAIMED, reason=f"looks like a fixture of a local family, but {why}")
 
 
 def territory_unplaced(facts: UnitFacts) -> Claim | None:
@@ -206,12 +216,12 @@ def territory_unplaced(facts: UnitFacts) -> Claim | None:
     held = held_records(facts.unit.data)
     if held is None:
         return None
-    return Claim(UNCLAIMED, reason=f"{facts.territory} and holds {held}, but no rule places it")
+    return Claim(Verdict.UNCLAIMED, reason=f"{facts.territory} and holds {held}, but no rule places it")
 
 
 def not_a_fixture(facts: UnitFacts) -> Claim:
     """Anything else is not a fixture."""
-    return Claim(NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
+    return Claim(Verdict.NOT_FIXTURE, reason="no case list, trigger lists or known schema_version")
 
 
 RULES: tuple[tuple[str, Rule], ...] = (
@@ -238,8 +248,8 @@ def decide_facts(facts: UnitFacts) -> Claim:
         claim = rule(facts)
         if claim is not None:
             claim.rule = name
-            local = claim.status == CLAIMED and claim.adapter is not None and claim.adapter.kind == "generic"
-            if local or claim.status == UNCLAIMED:
+            local = claim.status == Verdict.CLAIMED and claim.adapter is not None and claim.adapter.kind == "generic"
+            if local or claim.status == Verdict.UNCLAIMED:
                 claim.family = facts.family
             return claim
     raise AssertionError("the last rule always decides")  # pragma: no cover
@@ -275,7 +285,7 @@ def decide_known(registry: Any, unit: Unit) -> tuple[Claim | None, Adapter | Non
     adapter = registry.detect(unit)
     if adapter is None or is_local(adapter, unit):
         return None, adapter
-    claim = Claim(CLAIMED, adapter, explain(adapter, unit))
+    claim = Claim(Verdict.CLAIMED, adapter, explain(adapter, unit))
     claim.rule = "known_family"
     return claim, adapter
 
@@ -294,7 +304,7 @@ def proven_unchanged(registry: Any, document: Any) -> list[Claim] | None:
     for unit in units:
         if unit.shape != "payload" or not mapper.file_at_home(unit.data) or registry.detect(unit) is not adapter:
             return None
-        claim = Claim(CLAIMED, adapter, explain(adapter, unit))
+        claim = Claim(Verdict.CLAIMED, adapter, explain(adapter, unit))
         claim.rule = "known_family"
         claims.append(claim)
     return claims
@@ -371,8 +381,8 @@ def claim_words(claim: Claim) -> str:
     adapter = claim.adapter
     if adapter is None:
         return {
-            "other_tool": f"left for `fixture-migrate import --from {claim.import_from}`",
-            "unclaimed": "unclaimed local family, not migrated",
+            Verdict.OTHER_TOOL: f"left for `fixture-migrate import --from {claim.import_from}`",
+            Verdict.UNCLAIMED: "unclaimed local family, not migrated",
         }.get(claim.status, "not a fixture")
     if adapter.kind == "canonical":
         return "canonical"

@@ -86,7 +86,8 @@ class Survey:
             family.files.append(shown)
         family.records.extend(_records(data))
         family.rules[claim.rule] = family.rules.get(claim.rule, 0) + 1
-        family.statuses[claim.status] = family.statuses.get(claim.status, 0) + 1
+        word = claim.status.value  # the verdict's word: JSON keys are plain strings
+        family.statuses[word] = family.statuses.get(word, 0) + 1
 
     def lines(self, *, verbose: bool) -> list[str]:
         """The text report: a header per family, its files, its mapping."""

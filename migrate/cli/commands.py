@@ -5,112 +5,43 @@ product on `out` (diffs, normalized cases, validation errors, detections) and
 its messages through `report`, and returns the exit code the report decides.
 The typer layer (`fixture_migrate.cli.app`) only parses options and calls these.
 
-The streaming runs (`migrate`, `normalize`, `validate`) each keep beside them the
-worker function they map over files on `--jobs` processes. How each output format
+The streaming runs of `normalize` and `validate` each keep beside them the worker
+function they map over files on `--jobs` processes. How each output format
 prints is `fixture_migrate.cli.emitters`'s; the runs of `detect` and `suggest` are in
 `fixture_migrate.cli.decisions`, those of `import` and `export` in
 `fixture_migrate.cli.exchange`.
 
-At some 570 lines (over the 500 the layout test asks a reason for), because the
-`migrate` run loop still lives here with its per-status handling, grouping and pin
-check; it belongs in the migration pipeline (`migration/run.py`), shared with the
-API, which is where it goes next.
+The `migrate` run itself (planning in parallel, the cache, the skip rule, the pin check,
+the writes, the summary) is `fixture_migrate.migration.run`'s, shared with the API;
+`run_migrate` prints its outcomes.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fixture_migrate.cli import output
-from fixture_migrate.cli.groups import NotMigrated
 from fixture_migrate.cli.emitters import Emitter, emitter_class, emitter_for
 from fixture_migrate.cli.jsontext import dump_json
 from fixture_migrate.cli.report import Report
 from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.files.diff import render_file_diff
-from fixture_migrate.migration.engine import Engine, FileResult, Options, unexpected
-from fixture_migrate.files.parallel import Done, ordered_map
-from fixture_migrate.files.paths import diff_name
-from fixture_migrate.slots import Record
+from fixture_migrate.files.parallel import ordered_map
+from fixture_migrate.migration.engine import Engine, Options, unexpected
+from fixture_migrate.migration.run import MigrateMode, MigrationRun, Outcome
+from fixture_migrate.migration.status import Status
+from fixture_migrate.migration.unreadable import described
 
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
     from fixture_migrate.contract.validate import RefChecker, ValidationError
-    from fixture_migrate.migration.cache import Cache
     from fixture_migrate.migration.reader import Reader
     from fixture_migrate.migration.validation import CheckedFile
 
 
-class MigrateMode(Record):
-    """How `migrate` treats a planned change: `write` it, print its `diff`, and/or `check`
-    (exit 1 when anything would change). `--diff` and `--check` never write."""
-
-    __slots__ = ("diff", "check", "include_pinned")
-    __hash__ = Record.value_hash
-
-    def __init__(self, diff: bool = False, check: bool = False, include_pinned: bool = False) -> None:
-        self.diff = diff
-        self.check = check
-        self.include_pinned = include_pinned
-
-    @property
-    def write(self) -> bool:
-        return not (self.diff or self.check)
-
-
 def _display(path: Path) -> str:
     return path.as_posix()
-
-
-_WORKER: tuple[Engine, MigrateMode] | None = None
-
-
-def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None) -> None:
-    global _WORKER
-    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff)), mode)
-
-
-def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
-    """Plan one file (in a worker process when the run has several): its result, and its
-    diff when the mode shows diffs. Only what the main process needs travels back: the
-    file's bytes only when writing."""
-    path, error = item
-    if error is not None:
-        return FileResult(path, "error", error=error), ""
-    assert _WORKER is not None
-    engine, mode = _WORKER
-    result = engine.plan(path)
-    diff = ""
-    if result.status == "changed" and mode.diff:
-        assert result.old_bytes is not None and result.new_bytes is not None
-        root = engine.options.repo_root
-        new_name = None if result.new_path is None else diff_name(result.new_path, root)
-        diff = render_file_diff(
-            result.old_bytes, result.new_bytes, diff_name(result.path, root), new_name, result.encoding
-        )
-    if result.status == "changed" and result.old_bytes is not None:
-        from fixture_migrate.consumers.pins import fingerprint
-
-        result.fingerprint = fingerprint(result.old_bytes)
-    if not mode.write:
-        result.old_bytes = result.new_bytes = None
-    return result, diff
-
-
-def _staged(engine: Engine, files: Iterable[tuple[Path, FixtureError | None]]) -> Iterator[Any]:
-    """`files`, each as `Done` with its result when the cache has its verdict (decided here,
-    in the main process: a file a cached verdict covers never travels to a worker)."""
-    for item in files:
-        if item[1] is None and engine.cache is not None:
-            found = engine.cached(item[0])
-            if found is not None:
-                yield Done((found, ""))
-                continue
-        yield item
 
 
 def run_migrate(
@@ -128,162 +59,85 @@ def run_migrate(
 
     `output_format` is "text" (diffs and messages), "json" (one document of per-file
     records and the summary, at the end) or "github" (an annotation per file to migrate).
-    Files are planned on up to `jobs` processes; output and writes happen in file
-    order, so any `jobs` gives the same output. With `use_cache`, files a cached verdict
-    says need nothing are not planned again (`fixture_migrate.migration.cache`).
+    The run is `fixture_migrate.migration.run.MigrationRun`'s: files are planned on up to
+    `jobs` processes, and output and writes happen in file order, so any `jobs` gives the
+    same output. With `use_cache`, files a cached verdict says need nothing are not planned
+    again (`fixture_migrate.migration.cache`). This prints what the run gives.
     """
     files = report.sources(iter_selected(paths, options))
-    if use_cache:
-        # A run over one file gains nothing from a cache: it would only add its upkeep.
-        head = list(itertools.islice(files, 2))
-        files = itertools.chain(head, files) if not isinstance(files, list) else files
-        use_cache = len(head) > 1
-    cache = None
-    if use_cache:
-        from fixture_migrate.migration.cache import Cache
-
-        cache = Cache.open(options)
-    engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
+    named = {path for path in paths if not path.is_dir()}
+    run = MigrationRun.over(files, options, mode, named=named, pins=_pin_index, use_cache=use_cache)
     emit = emitter_for(output_format, out=out, root=options.repo_root)
-    for family in engine.declared:
+    for family in run.engine.declared:
         for message in family.notes:
             report.note(f"note: {message}", always=True)
-    cases = 0
-    moved: Counter[str] = Counter()
     records: list[dict[str, Any]] = []
-    total = len(files) if isinstance(files, list) else None
-    plans = ordered_map(
-        _plan_one, _staged(engine, files), jobs=jobs, initializer=_start_worker, initargs=(options, mode, cache)
-    )
-    scanned = 0
-    named = {path for path in paths if not path.is_dir()}
-    other_tools: Counter[str] = Counter()
-    left = NotMigrated()
-    pins: list[Any] = []  # the index of pinned files, built at the first change (`_pinned`)
-    pinned = 0
-    for result, diff in report.track(plans, "migrate", total):
-        scanned += 1
+    total = len(run.files) if isinstance(run.files, list) else None
+    for outcome in run.outcomes(jobs=jobs, track=lambda plans: report.track(plans, "migrate", total)):
+        result = outcome.result
         path = result.path
-        if cache is not None and result.cache_entry is not None:
-            relative, digest = result.cache_entry
-            cache.put(relative, digest, result)
-        if result.status == "error":
-            _skip_or_describe(result, named=path in named, options=options)
-        record: dict[str, Any] = {"path": _display(path), "status": result.status, "adapters": result.adapters}
-        if result.reason and result.status not in ("changed", "unchanged"):
+        record: dict[str, Any] = {"path": _display(path), "status": outcome.status, "adapters": result.adapters}
+        if result.reason and result.status not in (Status.CHANGED, Status.UNCHANGED):
             record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
         if result.import_from:
             record["import_from"] = result.import_from
         if emit.one_document:  # only a document printed at the end needs every file's record
             records.append(record)
-        if result.status == "error":
-            assert result.error is not None
-            report.error(_display(path), result.error)
-            record["error"] = output.error_record(result.error)
+        if result.status is Status.ERROR:
+            assert outcome.error is not None
+            # An error that stays says what the file plainly is, when it is recognized.
+            error = described(path, outcome.error, root=options.repo_root)
+            report.error(_display(path), error)
+            record["error"] = output.error_record(error)
             continue
-        report.count(result.status)
         # The notes of "not a fixture", "skipped" and "unchanged" show only when verbose: not
         # even made otherwise (a run over a large tree makes one per file).
-        if result.status == "not_fixture":
+        if result.status is Status.NOT_FIXTURE:
             if report.verbose:
                 report.note(f"{_display(path)}: not a fixture, skipped")
-        elif result.status == "other_tool":
-            assert result.import_from is not None
-            other_tools[result.import_from] += 1
-            left.add(result, _display(path))
+        elif result.status is Status.OTHER_TOOL:
             report.note(f"{_display(path)}: left for import: {result.reason}")
-        elif result.status == "unclaimed":
-            left.add(result, _display(path))
+        elif result.status is Status.UNCLAIMED:
             report.note(
                 f"{_display(path)}: not migrated: {result.reason}; "
                 f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it"
             )
             emit.unclaimed(path, result.reason)
-        elif result.status == "skipped":
+        elif result.status is Status.SKIPPED:
             if report.verbose:
                 report.note(f"{_display(path)}: skipped: {result.reason}")
-        elif result.status == "unchanged":
+        elif result.status is Status.UNCHANGED:
             if report.verbose:
                 report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
+        elif outcome.status is Status.PINNED:
+            record["pinned_by"] = outcome.pinned_by
+            report.note(
+                f"{_display(path)}: left as it is: pinned by `{outcome.pinned_by}` (its digest or size); "
+                "`--include-pinned` migrates it",
+                always=True,
+            )
         else:
-            place = None if mode.include_pinned else _pinned(pins, result, options)
-            if place is not None:
-                report.counts["changed"] -= 1
-                pinned += 1
-                record.update(status="pinned", pinned_by=place)
-                report.note(
-                    f"{_display(path)}: left as it is: pinned by `{place}` (its digest or size); "
-                    "`--include-pinned` migrates it",
-                    always=True,
-                )
-                continue
-            if _handle_change(engine, result, diff, mode, emit=emit, report=report, record=record):
-                cases += result.cases
-                moved.update(result.to_extensions)
-    summary = {
-        "files_scanned": scanned,
-        "migrated": report.counts["changed"],
-        "cases_migrated": cases,
-        "unchanged": report.counts["unchanged"],
-        "not_fixtures": report.counts["not_fixture"],
-        "other_tools": dict(sorted(other_tools.items())),
-        "unclaimed": report.counts["unclaimed"],
-        "skipped": report.counts["skipped"],
-        "errors": report.counts["error"],
-        "moved_to_extensions": dict(sorted(moved.items())),
-        "written": mode.write,
-        "families_not_migrated": left.families,
-        "not_migrated": left.records(),
-    }
-    for line in left.lines(verbose=report.verbose):
+            _show_change(outcome, mode, emit=emit, report=report, record=record)
+    summary = run.summary()
+    for line in run.left.lines(verbose=report.verbose):
         report.note(line, always=True)
-    if pinned:
-        summary["pinned"] = pinned
     emit.migrate_end(records, summary)
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
-    if cache is not None:
-        cache.save()
+    run.save()
     return report.exit_code
 
 
-def _pinned(pins: list[Any], result: FileResult, options: Options) -> str | None:
-    """Where the repository pins the file of a planned change (`fixture_migrate.consumers.pins`),
-    or None; the index is built on the first call of a run and kept in `pins`."""
-    if result.fingerprint is None:
-        return None
-    if not pins:
-        from fixture_migrate.consumers.pins import PinIndex
+def _pin_index(repo_root: Path) -> Any:
+    """The index of the files the repository pins (`fixture_migrate.consumers.pins`),
+    imported by the first run that has a change to make."""
+    from fixture_migrate.consumers.pins import PinIndex
 
-        pins.append(PinIndex(options.repo_root))
-    return pins[0].pinned_by(result.path, result.fingerprint)
+    return PinIndex(repo_root)
 
 
-def _skip_or_describe(result: FileResult, *, named: bool, options: Options) -> None:
-    """A walked file that cannot be read becomes "skipped" (with its reason) unless it lies
-    where fixtures live (`fixture_migrate.migration.unreadable`); an error that stays says
-    what the file plainly is, when it is recognized."""
-    from fixture_migrate.migration.unreadable import described, skip_reason
-
-    assert result.error is not None
-    reason = skip_reason(result.path, result.error, named=named, repo_root=options.repo_root, options=options)
-    if reason is not None:
-        result.status, result.reason, result.error = "skipped", reason, None
-    else:
-        result.error = described(result.path, result.error, root=options.repo_root)
-
-
-def _handle_change(
-    engine: Engine,
-    result: FileResult,
-    diff: str,
-    mode: MigrateMode,
-    *,
-    emit: Emitter,
-    report: Report,
-    record: dict[str, Any],
-) -> bool:
-    """Show, check and/or write one planned change (`diff` its unified diff when shown);
-    False when writing it failed."""
+def _show_change(outcome: Outcome, mode: MigrateMode, *, emit: Emitter, report: Report, record: dict[str, Any]) -> None:
+    """Show one planned change (its diff when shown), or the failure of its write."""
+    result = outcome.result
     shown = _display(result.path)
     if result.new_path is not None:
         shown += f" -> {_display(result.new_path)}"
@@ -293,17 +147,14 @@ def _handle_change(
         moved_to_extensions=result.to_extensions,
     )
     if mode.diff:
-        emit.diff(result.path, diff, record)
+        emit.diff(result.path, outcome.diff, record)
     if mode.check:
         report.found = True
-    if mode.write:
-        try:
-            engine.apply(result)
-        except FixtureError as error:
-            report.counts["changed"] -= 1
-            report.error(_display(result.path), error)
-            record.update(status="error", error=output.error_record(error))
-            return False
+    if outcome.status is Status.ERROR:  # the write failed
+        assert outcome.error is not None
+        report.error(_display(result.path), outcome.error)
+        record["error"] = output.error_record(outcome.error)
+        return
     record["written"] = mode.write
     verb = "migrated" if mode.write else "would migrate"
     emit.change(
@@ -316,7 +167,6 @@ def _handle_change(
         write=mode.write,
     )
     report.note(f"{verb} {shown} ({', '.join(result.adapters)})", always=not mode.diff)
-    return True
 
 
 _READER: tuple[Reader, bool, type[Emitter]] | None = None
@@ -329,44 +179,48 @@ def _start_reader(options: Options, as_migrated: bool, output_format: str) -> No
     _READER = (Reader(Engine(options)), as_migrated, emitter_class(output_format))
 
 
-def _normalize_one(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
+_Normalized = tuple[Path, Status | None, FixtureError | None, bytes, int]
+"""What normalizing one file gives back (`_normalize_file`)."""
+
+
+def _normalize_one(item: tuple[Path, FixtureError | None]) -> _Normalized:
     """Normalize one file; see `_normalize_file`. Anything unforeseen is this file's error."""
     try:
         return _normalize_file(item)
     except Exception as exc:  # noqa: BLE001 - one file never stops the run
-        return item[0], "error", unexpected(exc), b"", 0
+        return item[0], Status.ERROR, unexpected(exc), b"", 0
 
 
-def _normalize_file(item: tuple[Path, FixtureError | None]) -> tuple[Path, str, FixtureError | None, bytes, int]:
+def _normalize_file(item: tuple[Path, FixtureError | None]) -> _Normalized:
     """Normalize one file (in a worker process when the run has several).
 
-    Returns `(path, status, error, text, cases)`: status "cases", "not_fixture" or "error";
-    `text` the file's cases already serialized as UTF-8 (the members of a JSON array, or
-    JSON Lines), so only bytes travel back to the main process.
+    Returns `(path, status, error, text, cases)`: status None (its cases are read),
+    `NOT_FIXTURE` or `ERROR`; `text` the file's cases already serialized as UTF-8 (the
+    members of a JSON array, or JSON Lines), so only bytes travel back to the main process.
     """
     path, error = item
     if error is not None:
-        return path, "error", error, b"", 0
+        return path, Status.ERROR, error, b"", 0
     assert _READER is not None
     reader, as_migrated, emitter = _READER
     loaded = reader.load(path)
     if loaded.error is not None:
-        return path, "error", loaded.error, b"", 0
+        return path, Status.ERROR, loaded.error, b"", 0
     if not any(loaded.adapters):
-        return path, "not_fixture", None, b"", 0
+        return path, Status.NOT_FIXTURE, None, b"", 0
     bad = reader.non_object_cases(loaded)
     if bad:
         number, where = bad[0]
         line, column = where or (None, None)
         problem = FixtureError(f"case {number} is not an object", code="case_not_object", line=line, column=column)
-        return path, "error", problem, b"", 0
+        return path, Status.ERROR, problem, b"", 0
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated)
     except FixtureError as problem:
-        return path, "error", problem, b"", 0
+        return path, Status.ERROR, problem, b"", 0
     if not cases:
-        return path, "cases", None, b"", 0
-    return path, "cases", None, emitter.encode_cases(cases), len(cases)
+        return path, None, None, b"", 0
+    return path, None, None, emitter.encode_cases(cases), len(cases)
 
 
 def run_normalize(
@@ -390,12 +244,12 @@ def run_normalize(
     emit = emitter_for(output_format, out=out, root=options.repo_root)
     emit.cases_begin()
     for path, status, error, text, count in report.track(results, "normalize", total):
-        if status == "error":
+        if status is Status.ERROR:
             assert error is not None
             report.error(_display(path), error)
             continue
-        if status == "not_fixture":
-            report.count("not_fixture")
+        if status is Status.NOT_FIXTURE:
+            report.count(Status.NOT_FIXTURE)
             report.note(f"{_display(path)}: not a fixture, skipped")
             continue
         if report.verbose:

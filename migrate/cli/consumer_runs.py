@@ -93,8 +93,15 @@ def run_consumers(
             record = finding.as_dict()
             record["rewritten"] = fixed
             records.append(record)
+    for finding in refs.file_findings() if fixtures_named(paths, root) else ():
+        left += 1
+        if not diff:
+            emit.consumer(finding, fixed=False)
+        record = finding.as_dict()
+        record["rewritten"] = False
+        records.append(record)
     summary = {
-        "fixtures_with_moves": len(model),
+        "fixtures_with_moves": refs.counted(),
         "code_files_scanned": scanned,
         "sites": len(records),
         "fixable": sum(1 for r in records if r["fix"]),
@@ -107,7 +114,7 @@ def run_consumers(
     report.found = left > 0
     report.summary(
         [
-            ("fixtures with moved names", len(model)),
+            ("fixtures with moved names", refs.counted()),
             ("consumer sites", len(records)),
             ("rewritten", rewritten),
             ("left for --fix", sum(1 for r in records if r["fix"] and not r["rewritten"])),
@@ -121,3 +128,11 @@ def fixture_moves_of(engine: Engine, fixtures: list[Path]) -> Any:
     from fixture_migrate.consumers.run import fixture_moves
 
     return fixture_moves(engine, fixtures)
+
+
+def fixtures_named(paths: Sequence[Path], root: Path) -> bool:
+    """Whether the run looks at code at all (a folder, or a code file): the findings about
+    moved fixture files come with a run over a tree, not with one named source file."""
+    from fixture_migrate.consumers.run import CODE_SUFFIXES
+
+    return any(path.is_dir() or path.suffix in CODE_SUFFIXES for path in paths)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from fixture_migrate.claiming.rules import Claim, claim_words
+from fixture_migrate.claiming.rules import Claim, Verdict, claim_words
 from fixture_migrate.cli import output
 from fixture_migrate.cli.commands import _display
 from fixture_migrate.cli.emitters import emitter_for
@@ -16,6 +16,7 @@ from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.engine import Engine, Options
 from fixture_migrate.migration.reader import LoadedFile, Reader
+from fixture_migrate.migration.status import Status
 
 
 def _load_all(
@@ -82,9 +83,9 @@ def run_detect(
                 loaded.path, loaded.error, named=loaded.path in named, repo_root=options.repo_root, options=options
             )
             if reason is not None:
-                report.count("skipped")
+                report.count(Status.SKIPPED)
                 records.append(
-                    {"path": shown, "unit": None, "adapter": None, "kind": None, "status": "skipped", "reason": reason}
+                    {"path": shown, "unit": None, "adapter": None, "kind": None, "status": Status.SKIPPED, "reason": reason}
                 )
                 line(shown, "skipped, cannot be read", reason)
                 continue
@@ -95,7 +96,7 @@ def run_detect(
         assert loaded.document is not None
         if not loaded.document.units:  # a YAML stream or Python module with no payload in it
             leftover = reader.engine.leftover(loaded.document)
-            status, reason = ("unclaimed", leftover) if leftover else ("not_fixture", "no payload in it")
+            status, reason = (Verdict.UNCLAIMED, leftover) if leftover else (Verdict.NOT_FIXTURE, "no payload in it")
             records.append(
                 {"path": shown, "unit": None, "adapter": None, "kind": None, "status": status, "reason": reason}
             )

@@ -2,9 +2,10 @@
 
 The pipelines (`fixture_migrate.importing.pipeline.plan_import`,
 `fixture_migrate.exporting.pipeline.plan_export`) work out DEST's bytes and write
-nothing; these shells print the diff, write DEST atomically, tell the user through the
-report, print the output format's product (`fixture_migrate.cli.emitters`) and return
-the exit code the report decides, as the other runs in `fixture_migrate.cli.commands` do.
+nothing; these shells print the diff, write DEST (`fixture_migrate.files.writes.write_dest`,
+as the API does), tell the user through the report, print the output format's product
+(`fixture_migrate.cli.emitters`) and return the exit code the report decides, as the
+other runs in `fixture_migrate.cli.commands` do.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from fixture_migrate.cli.report import Report
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.files.paths import diff_name
-from fixture_migrate.files.root import make_directories
-from fixture_migrate.files.writes import write_atomic
+from fixture_migrate.files.writes import write_dest
+from fixture_migrate.migration.status import Status
 
 if TYPE_CHECKING:
     from fixture_migrate.cli.emitters import Emitter
@@ -47,7 +48,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
         report.error(shown, FixtureError(f"internal error: {type(exc).__name__}: {exc}", code="internal"))
         return report.exit_code
     if not plan.changed:
-        report.count("unchanged")
+        report.count(Status.UNCHANGED)
         report.note(f"{shown}: unchanged ({_cases(plan.cases)}, {plan.adapter.format})", always=True)
         return report.exit_code
     if request.diff:
@@ -61,7 +62,7 @@ def run_import(request: ImportRequest, *, out: TextIO, report: Report) -> int:
             return report.exit_code
     else:
         verb = f"would {'update' if plan.old_bytes is not None else 'import'}"
-    report.count("changed")
+    report.count(Status.CHANGED)
     if not request.diff:
         report.note(f"{verb} {shown}: {_cases(plan.cases)} ({plan.adapter.format})", always=True)
     return report.exit_code
@@ -114,7 +115,7 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
     for note in plan.notes:
         report.note(note)
     if not plan.changed:
-        report.count("unchanged")
+        report.count(Status.UNCHANGED)
         result["status"] = "unchanged"
         report.note(f"{shown}: unchanged ({plan.cases} case(s), {plan.adapter.format})", always=True)
         return _finish(report, result, emit)
@@ -131,7 +132,7 @@ def run_export(request: ExportRequest, *, out: TextIO, report: Report, output_fo
         report.error(shown, failure)
         result["errors"].append({"file": shown, "code": failure.code, "message": failure.message})
         return _finish(report, result, emit)
-    report.count("changed")
+    report.count(Status.CHANGED)
     result["status"] = "written"
     report.note(f"exported {shown}: {plan.cases} case(s) ({plan.adapter.format})", always=True)
     return _finish(report, result, emit)
@@ -144,15 +145,10 @@ def _finish(report: Report, result: dict[str, Any], emit: Emitter) -> int:
 
 
 def _write_dest(request: Any, plan: Any) -> FixtureError | None:
-    """Write `plan.new_bytes` to `request.dest` (its folders made first) under the root
-    rule, atomically, keeping the mode of the file it replaces; the error, if any."""
+    """Write `plan.new_bytes` to `request.dest` (`fixture_migrate.files.writes.write_dest`);
+    the error, if any."""
     try:
-        make_directories(request.dest.parent, request.repo_root)
-        write_atomic(
-            request.dest, plan.new_bytes, original=plan.old_bytes, mode_from=request.dest, root=request.repo_root
-        )
+        write_dest(request.dest, plan.new_bytes, original=plan.old_bytes, root=request.repo_root)
     except FixtureError as error:
         return error
-    except OSError as error:
-        return FixtureError(f"cannot write: {error}", code="io")
     return None

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from fixture_migrate.cli.report import Report, next_step
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import escape_text
+from fixture_migrate.migration.status import Status
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -207,7 +208,7 @@ class GithubReport(Report):
         return relative_source(Path(path), self.root)
 
     def error(self, path: Path | str, error: FixtureError) -> None:
-        self.counts["error"] += 1
+        self.counts[Status.ERROR] += 1
         step = next_step(error)
         message = f"{error.message} [{error.code}]" + (f" (help: {step})" if step else "")
         self.out.write(

@@ -18,6 +18,7 @@ from typing import Any, TextIO, TypeVar
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import escape_text
+from fixture_migrate.migration.status import Status
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -97,7 +98,7 @@ class Report:
 
     def error(self, path: Path | str, error: FixtureError) -> None:
         """Record and print an error for `path`."""
-        self.counts["error"] += 1
+        self.counts[Status.ERROR] += 1
         self.print(format_error(path, error))
 
     def note(self, message: str, *, always: bool = False) -> None:
@@ -123,12 +124,13 @@ class Report:
 
         return track(items, self, label, total)
 
-    def count(self, status: str, n: int = 1) -> None:
+    def count(self, status: Status, n: int = 1) -> None:
+        """Count `n` files of `status`."""
         self.counts[status] += n
 
     @property
     def exit_code(self) -> int:
-        if self.counts["error"]:
+        if self.counts[Status.ERROR]:
             return EXIT_ERROR
         return EXIT_FOUND if self.found else EXIT_OK
 

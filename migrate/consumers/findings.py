@@ -4,14 +4,16 @@ A `Finding` is one read (or write, or declaration) of a moved name in consumer c
 at a place of a source file, with the legacy name, its new home, the access pattern
 and either the `Edit` `--fix` makes or the advice a person needs. `References` is
 the consumer rule: a string in code names a migrated fixture file when it is the
-file's path (or ends with it at a `/`), its base name, its folder (a path with a
-`/`), a glob that matches it (a string with `*`, `?` or `[`, or an f-string or template
+file's path (or ends with it at a `/`), its base name, a path ending with its path or
+with its last three parts (`.agents/skills/x/evals/cases.json`: a projected copy), its
+folder (a path with a `/`), a glob that matches it (a string with `*`, `?` or `[`, or an f-string or template
 with its holes taken as `*`), or one of its legacy `schema_version` strings.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -104,15 +106,30 @@ def _normal(value: str) -> str:
     return value.rstrip("/")
 
 
+def _particular(glob: str) -> bool:
+    """Whether the glob `glob` has a literal part that names something in particular: a run of
+    three or more letters, digits or `_`/`-` between its wildcards other than a final suffix
+    (`evals/*.json`, `*_cases.json` do; `*`, `*.json`, `*-*`, `*/*.*` do not)."""
+    runs = [run for run in re.split(r"[*?\[\]]+", glob) if run]
+    if runs and runs[-1].startswith(".") and "/" not in runs[-1]:
+        runs = runs[:-1]  # the suffix
+    return any(len(re.sub(r"[^\w-]", "", run).strip("-_")) >= 3 for run in runs)
+
+
 def _names_path(value: str, relative: str) -> bool:
     if not value:
         return False
     if any(ch in _GLOB for ch in value):
-        if value.strip("*/") == "":
-            return False  # `*`, `**/*`: names everything, so nothing in particular
+        if not _particular(value):
+            return False  # `*`, `**/*`, `*.json`, a template `${a}-${b}`: names nothing in particular
         return fnmatch.fnmatchcase(relative, value) or fnmatch.fnmatchcase(relative, "*/" + value.lstrip("/"))
     if relative == value or relative.endswith("/" + value):
         return "/" in value or "." in value  # a path, or a base name with its suffix
+    if value.endswith("/" + relative):
+        return True  # a copy of the tree under another folder (`.agents/skills/...`)
+    tail = relative.split("/")[-3:]
+    if len(tail) == 3 and value.split("/")[-3:] == tail and "." in tail[-1]:
+        return True  # the same skill folder, evals folder and file under another root
     if "/" in value:
         folder = relative.rsplit("/", 1)[0] if "/" in relative else ""
         return folder == value or folder.endswith("/" + value)
@@ -130,6 +147,12 @@ class References:
             for version in fixture.versions:
                 self.by_version.setdefault(version, set()).add(index)
         self._memo: dict[str, frozenset[int]] = {}
+        self.named_old: set[int] = set()  # the moved files whose old path code names
+        self.used: set[int] = set()  # the files one of whose moved names code reads
+
+    def counted(self) -> int:
+        """How many fixture files have moved names: a guessed one counts once code uses it."""
+        return sum(1 for i, f in enumerate(self.fixtures) if not f.guessed or i in self.named_old or i in self.used)
 
     def named(self, value: str) -> frozenset[int]:
         """The indices of the fixture files `value` names (empty: none)."""
@@ -153,13 +176,34 @@ class References:
         normal = _normal(value)
         if any(ch in _GLOB for ch in normal):
             return None
-        for fixture in self.fixtures:
-            if fixture.new_relative is not None and _names_path(normal, fixture.relative):
-                return fixture
+        for index, fixture in enumerate(self.fixtures):
+            old = fixture.relative
+            if fixture.new_relative is not None and (normal == old or old.endswith("/" + normal)) and "." in normal:
+                self.named_old.add(index)
+                return fixture  # the file itself (its path, or its base name), not its folder
         return None
+
+    def wrapped(self, labels: Iterable[int]) -> bool:
+        """Whether the files `labels` may be bare lists the migration wraps in the canonical
+        object: none of them is known to be an object already."""
+        return all(self.fixtures[index].wrapped is not False for index in labels)
 
     def versions(self, labels: Iterable[int]) -> set[str]:
         return {version for index in labels for version in self.fixtures[index].versions}
+
+    @staticmethod
+    def checks_version(value: str | None, versions: set[str]) -> bool:
+        """Whether the string `value`, in a statement reading `schema_version`, checks for one of
+        the legacy `versions`: it is one, or a part of one (`toContain('spec-plan-output-quality')`,
+        `"spec-plan" in data["schema_version"]`) of four or more characters that the canonical
+        version does not hold (so the check would fail on migrated data)."""
+        if value is None:
+            return False
+        if value in versions:
+            return True
+        from fixture_migrate.contract.rules import CANONICAL_SCHEMA_VERSION
+
+        return len(value) >= 4 and value not in CANONICAL_SCHEMA_VERSION and any(value in v for v in versions)
 
     def move(self, labels: Iterable[int], key: str) -> Move | None | bool:
         """The move of `key` in the files `labels`: a `Move`, None when none of them moves
@@ -172,6 +216,7 @@ class References:
             if found is not None and found.home != move.home:
                 return False
             found = move
+            self.used.add(index)  # a guessed file counts once code reads one of its names
         return found
 
     def field_list(self, labels: frozenset[int], names: list[str]) -> tuple[str, str, str] | None:
@@ -184,6 +229,28 @@ class References:
             return None
         homes = ", ".join(f"`{name}` -> `{move.home}`" for name, move in moved)
         return moved[0][0], moved[0][1].home, f"a list of field names read one by one: {homes}"
+
+    def file_findings(self) -> list[Finding]:
+        """One finding (for a person) per file the migration moves (`cases.jsonl` -> `cases.json`;
+        a guessed move once code names the old file, so after the code was scanned) whose new
+        data does not validate: a new file in its folder, which code that reads every
+        fixture of the folder (a walk, a glob over `evals/`) reads too, named by no string."""
+        found = []
+        for index, fixture in enumerate(self.fixtures):
+            if fixture.new_relative is None or not fixture.problems:
+                continue
+            if fixture.guessed and index not in self.named_old:
+                continue  # a canonical file that may never have been JSON Lines
+            found.append(
+                Finding(
+                    fixture.new_relative, 1, 1, fixture.relative, fixture.new_relative, "new_file", PERSON,
+                    advice=f"a new file in `{fixture.new_relative.rsplit('/', 1)[0] if '/' in fixture.new_relative else '.'}`"
+                    f" whose cases do not validate ({', '.join(fixture.problems)}; `fixture-migrate validate` places "
+                    "them): code that reads every fixture of the folder reads it too; add what is missing",
+                    fixtures=(fixture.relative,),
+                )
+            )
+        return found
 
     def relatives(self, labels: Iterable[int]) -> tuple[str, ...]:
         return tuple(sorted({self.fixtures[index].relative for index in labels}))

@@ -4,16 +4,22 @@ Which values are fixture data is followed by name, per function: a name bound fr
 expression that holds a string naming a fixture file (`References`) or another such
 name is fixture data, and so are the loop targets over it, the parameters of a lambda
 applied to it, the parameters of a module function called with it, and a function that
-returns it (and a parameter named as that function, as pytest passes fixtures). Only a
+returns it (and a parameter named as that function, as pytest passes fixtures). A new dict
+holds it only as a copy (`{**case}`): a report built from fixture values is no fixture data. Only a
 read whose receiver is fixture data is looked at, so an unrelated object's
 `.get("type")` is never touched.
 
 Rewrites (`FIX`) read the new home first and fall back to the legacy name, so the code
 works on migrated and on legacy data: `x["k"]` -> `(x["n"] if "n" in x else x["k"])`,
 `x.get("k", d)` -> `x.get("n", x.get("k", d))`, a home under `extensions` through
-`(x.get("extensions") or {}).get("n", x.get("k"))`; a legacy schema_version compared with
-a legacy version string reads `extensions.migrated_from` first. Other uses (`"k" in x`,
+`(x.get("extensions") or {}).get("n", x.get("k"))`; a receiver with a call in it evaluated
+once, as a lambda's argument (`(lambda o: ...)(load())`, where a `.get` default is a
+literal); a legacy schema_version compared with a legacy version string (or a part of one)
+reads `extensions.migrated_from` first. Other uses (`"k" in x`,
 dict literals with legacy keys, lists of field names, writes) are reported for a person.
+
+Some 560 lines: the binding walk (`_Scopes`, `_Taint`) and the reads (`_Reads`) share the
+scope model of one module, and splitting them would split it.
 """
 
 from __future__ import annotations
@@ -71,6 +77,10 @@ def _pure(node: cst.CSTNode) -> bool:
         )
     if isinstance(node, cst.BooleanOperation):
         return _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.Subscript):  # its index sits in a SubscriptElement, no expression itself
+        return _pure(node.value) and all(
+            isinstance(element.slice, cst.Index) and _pure(element.slice.value) for element in node.slice
+        )
     if not isinstance(node, _PURE):
         return False
     return all(_pure(child) for child in node.children if isinstance(child, cst.BaseExpression))
@@ -197,7 +207,11 @@ class _Taint:
         dotted = _dotted(node)
         if dotted is not None:
             labels |= self.lookup(self.scopes.scope_of.get(id(node)), dotted)
-        if not isinstance(node, cst.Name):
+        if isinstance(node, cst.Dict):  # a new dict: fixture data only where it copies some (`**case`)
+            for element in node.elements:
+                if isinstance(element, cst.StarredDictElement):
+                    labels |= self.labels(element.value)
+        elif not isinstance(node, cst.Name):
             for child in node.children:
                 if isinstance(child, (cst.Lambda, cst.FunctionDef)):
                     continue
@@ -349,7 +363,8 @@ class _Reads(cst.CSTVisitor):
         return isinstance(parent, cst.AnnAssign) and parent.target is node
 
     def _statement_versions(self, node: cst.CSTNode, versions: set[str]) -> bool:
-        """Whether the statement holding `node` holds one of the legacy `versions` as a string."""
+        """Whether the statement holding `node` checks for one of the legacy `versions` with a string
+        (`References.checks_version`)."""
         current: cst.CSTNode | None = node
         while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             current = self._parent(current)
@@ -360,7 +375,7 @@ class _Reads(cst.CSTVisitor):
 
         class _Find(cst.CSTVisitor):
             def visit_SimpleString(self, s: cst.SimpleString) -> None:
-                if _string(s) in versions:
+                if References.checks_version(_string(s), versions):
                     found.append(s)
 
         holder.visit(_Find())
@@ -393,8 +408,14 @@ class _Reads(cst.CSTVisitor):
             self._add(node, key, home, "write", labels, advice=f"writes `{key}`; write `{home}` in the new shape")
             return
         if not _pure(receiver):
+            receiver_code, code = self._code(receiver), self._code(node)
+            if code.startswith(receiver_code) and (default is None or _literal(default)):
+                # Evaluated once: the receiver becomes the argument of a lambda making the read.
+                read = rewrite("o", "o" + code[len(receiver_code):], key, move.home_path, _quote(key_node), pattern)
+                self._add(node, key, home, pattern, labels, text=f"(lambda o: {read})({receiver_code})")
+                return
             self._add(node, key, home, pattern, labels,
-                      advice=f"bind `{self._code(receiver)}` to a name, then read `{home}` with a fallback to `{key}`")
+                      advice=f"bind `{receiver_code}` to a name, then read `{home}` with a fallback to `{key}`")
             return
         self._add(node, key, home, pattern, labels, text=rewrite(self._code(receiver), self._code(node), key,
                                                                  move.home_path, _quote(key_node), pattern))
@@ -469,6 +490,13 @@ class _Reads(cst.CSTVisitor):
         strings = [_string(element.value) for element in elements]
         if len(strings) < 2 or any(s is None for s in strings):
             return
+        parent = self._parent(node)
+        iterated = (
+            (isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is node)
+            or (isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node)
+        )
+        if not iterated:
+            return  # a value (`assert tags == ["expected", "trigger"]`), not names looped over
         labels = self._consumer_labels(node)
         if not labels:
             return
@@ -499,6 +527,18 @@ def rewrite(x: str, old: str, key: str, home: tuple[str, ...], quote: str, patte
     # A default is evaluated first: on migrated data `x["k"]` would raise, `x.get("k")` not.
     fallback = f"{x}.get({q}{key}{q})" if pattern == "subscript" else old
     return f"{inner}.get({q}{home[-1]}{q}, {fallback})"
+
+
+def _literal(text: str) -> bool:
+    """Whether the default `text` of a `.get` is a literal (`[]`, `""`, `None`, `0`, ...), which
+    reads the same inside a lambda (a name might not: a class body's names are not seen there)."""
+    import ast
+
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _last_key(node: cst.CSTNode) -> str | None:

@@ -11,11 +11,22 @@ checks that the result parses and that a second run would change nothing.
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterable, Iterator
+from typing import Any
 from pathlib import Path
 
 from fixture_migrate.consumers.findings import FIX, Finding, References, apply_edits, innermost
-from fixture_migrate.consumers.moves import FixtureMoves, legacy_versions, migrated_moves, planned_moves
+from fixture_migrate.consumers.moves import (
+    FixtureMoves,
+    former_jsonl,
+    legacy_versions,
+    migrated_moves,
+    planned_moves,
+    says_migrated,
+    wraps_list,
+    validation_problems,
+)
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.engine import Engine
 from fixture_migrate.files.ignore import GitIgnore
@@ -41,6 +52,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
     found: list[FixtureMoves] = []
     errors: list[tuple[Path, FixtureError]] = []
     root = engine.options.repo_root
+    committed: dict[str, tuple[str, str]] | None = None  # read from git at the first canonical file
     for path in files:
         result = engine.plan(path)
         if result.status == "error":
@@ -52,6 +64,15 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
             assert result.old_bytes is not None
             document = load_document(path, result.old_bytes, py_names=engine.options.py_names)
             new_path = result.new_path
+            moves = planned_moves(result.moves)
+            problems: tuple[str, ...] = ()
+            if result.new_bytes is not None:  # what the planned file itself shows, as after `migrate`
+                planned = load_document(new_path or path, result.new_bytes, py_names=engine.options.py_names)
+                units = [unit.data for unit in planned.units]
+                for key, move in migrated_moves(units)[1].items():
+                    moves.setdefault(key, move)
+                if new_path is not None:
+                    problems = validation_problems(units, relative_source(new_path, root), engine.options.skill)
             found.append(
                 FixtureMoves(
                     path,
@@ -59,7 +80,9 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                     new_path=new_path,
                     new_relative=None if new_path is None else relative_source(new_path, root),
                     versions=legacy_versions([unit.data for unit in document.units]),
-                    moves=planned_moves(result.moves),
+                    moves=moves,
+                    problems=problems,
+                    wrapped=wraps_list(result.moves),
                 )
             )
         elif result.status == "unchanged":
@@ -68,10 +91,152 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
             except FixtureError as error:
                 errors.append((path, error))
                 continue
-            versions, moves = migrated_moves([unit.data for unit in document.units])
-            if versions:
-                found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True))
+            units = [unit.data for unit in document.units]
+            if committed is None:
+                committed = committed_versions(root)
+            earlier = committed_moves(engine, path, relative, units, committed)
+            if earlier is None and relative not in committed and not says_migrated(units):
+                earlier = committed_moves(engine, path, relative, units, history_version(root, relative))
+            if earlier is not None:
+                found.append(earlier)
+                continue
+            versions, moves = migrated_moves(units)
+            former = former_jsonl(path, units)
+            if former is not None:  # migrated from JSON Lines: code may still name the old file
+                found.append(
+                    FixtureMoves(
+                        former,
+                        relative_source(former, root),
+                        new_path=path,
+                        new_relative=relative,
+                        versions=versions,
+                        moves=moves,
+                        migrated=True,
+                        problems=validation_problems(units, relative, engine.options.skill),
+                        guessed=not versions,
+                    )
+                )
+            elif versions or moves:
+                found.append(FixtureMoves(path, relative, versions=versions, moves=moves, migrated=True,
+                                          guessed=not says_migrated(units)))
     return found, errors
+
+
+def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
+    """For each fixture-like file under `root` that differs from the last commit (`git status`):
+    its path from the root -> (the committed path from the root, the same as a git object
+    name `HEAD:<path>`). A `<stem>.json` that is new beside a `<stem>.jsonl` removed since the
+    commit maps to the `.jsonl` (a migration moved it). Empty outside a git work tree."""
+    def git(*args: str) -> bytes | None:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    status = git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", ".")
+    if top is None or status is None:
+        return {}
+    top_path = Path(os.fsdecode(top.strip()))
+    try:
+        prefix = Path(os.path.realpath(root)).relative_to(os.path.realpath(top_path)).as_posix()
+    except ValueError:
+        return {}
+    prefix = "" if prefix == "." else prefix + "/"
+    modified: set[str] = set()
+    deleted: set[str] = set()
+    added: set[str] = set()
+    for entry in status.split(b"\0"):
+        if len(entry) < 4:
+            continue
+        code, name = entry[:2].decode("ascii", "replace"), os.fsdecode(entry[3:])
+        if not name.startswith(prefix):
+            continue
+        name = name[len(prefix):]
+        if "D" in code:
+            deleted.add(name)
+        elif code in ("??", "A ", "AM"):
+            added.add(name)
+        elif "M" in code:
+            modified.add(name)
+    found = {name: (name, f"HEAD:{prefix}{name}") for name in modified}
+    for name in added:
+        if name.endswith(".json") and name[:-5] + ".jsonl" in deleted:
+            former = name[:-5] + ".jsonl"
+            found[name] = (former, f"HEAD:{prefix}{former}")
+    return found
+
+
+def history_version(root: Path, relative: str) -> dict[str, tuple[str, str]]:
+    """`{relative: (path, object name)}` of the version of `relative` before the last commit
+    that changed it (`<commit>^:<path>`), or of the `.jsonl` that commit removed beside a new
+    `.json`: what a committed migration started from. Empty outside git or without one."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "log", "-n", "1", "--format=%H", "--", relative],
+                              capture_output=True, timeout=60)
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    commit = done.stdout.decode("ascii", "replace").strip() if done.returncode == 0 else ""
+    if not commit or top.returncode != 0:
+        return {}
+    prefix = os.fsdecode(top.stdout.strip())
+    candidates = [relative]
+    if relative.endswith(".json"):
+        candidates.append(relative[:-5] + ".jsonl")
+    for former in candidates:
+        name = f"{commit}^:{prefix}{former}"
+        probe = subprocess.run(["git", "-C", str(root), "cat-file", "-e", name], capture_output=True, timeout=60)
+        if probe.returncode == 0:
+            return {relative: (former, name)}
+    return {}
+
+
+def committed_moves(
+    engine: Engine, path: Path, relative: str, units: list[Any], committed: dict[str, tuple[str, str]]
+) -> FixtureMoves | None:
+    """The moves of a canonical file that git holds in a legacy shape (`migrate` ran and is not
+    committed yet: `committed_versions`; or a commit made the file canonical:
+    `history_version`): planned from those bytes, as before `migrate`, so
+    what the data cannot tell (a member a local family kept under `extensions`, a JSON Lines
+    file's old name) is known. None when git has no such version."""
+    entry = committed.get(relative)
+    if entry is None:
+        return None
+    former, name = entry
+    try:
+        done = subprocess.run(["git", "-C", str(engine.options.repo_root), "show", name], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    root = engine.options.repo_root
+    old_path = root / former
+    planned = engine.plan_bytes(old_path, done.stdout)
+    if planned.status != "changed":
+        return None
+    from fixture_migrate.formats import load_document
+
+    try:
+        old = load_document(old_path, done.stdout, py_names=engine.options.py_names)
+    except FixtureError:
+        return None
+    moves = planned_moves(planned.moves)
+    for key, move in migrated_moves(units)[1].items():
+        moves.setdefault(key, move)
+    moved = former != relative
+    return FixtureMoves(
+        old_path,
+        former,
+        new_path=path if moved else None,
+        new_relative=relative if moved else None,
+        versions=legacy_versions([unit.data for unit in old.units]),
+        moves=moves,
+        migrated=True,
+        problems=validation_problems(units, relative, engine.options.skill) if moved else (),
+        wrapped=wraps_list(planned.moves),
+    )
 
 
 def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[tuple[Path, FixtureError]]]:

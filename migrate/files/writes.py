@@ -12,6 +12,9 @@ done; README "Safety" states it for users.
 - `write_new(path, data, like=..., root=...)`: create a file, never over one.
 - `write_file(path, data, root=...)`: replace a file the tool owns (a cache), whatever
   it holds.
+- `write_dest(path, data, original=..., root=...)`: write the output file of `import` or
+  `export` (DEST), its missing folders made first: the one place both commands and the
+  API write it.
 
 Moves and removals are in `fixture_migrate.files.moves`, reads in
 `fixture_migrate.files.reads`, the root rule and the directory descriptors every call goes
@@ -80,6 +83,7 @@ from fixture_migrate.files.root import (
     _reason,
     _removed,
     _same_file,
+    make_directories,
     open_directory,
     resolve_target,
 )
@@ -686,6 +690,20 @@ def _existing(directory: Directory, name: str, data: bytes) -> bool:
     except OSError:
         pass
     raise FixtureError(f"refused: {name} already exists beside it", code="exists")
+
+
+def write_dest(path: Path, data: bytes, *, original: bytes | None, root: Path) -> None:
+    """Write DEST, the output file of an import or an export: `path`'s missing folders are
+    made under the root rule (`fixture_migrate.files.root.make_directories`), then `data`
+    replaces the `original` bytes it was planned from (None: `path` did not exist, and is
+    created with nothing over it) through `write_atomic`, keeping the mode of the file it
+    replaces. Raises `FixtureError`: `write_atomic`'s codes, and `io` ("cannot write: ...")
+    for any other failure of the system."""
+    try:
+        make_directories(path.parent, root)
+        write_atomic(path, data, original=original, mode_from=path, root=root)
+    except OSError as error:
+        raise FixtureError(f"cannot write: {error}", code="io") from None
 
 
 @_uninterrupted

@@ -68,6 +68,7 @@ from fixture_migrate.files.root import Directory, is_inside, make_directories, o
 from fixture_migrate.files.writes import TEMP_SUFFIX, write_file
 from fixture_migrate.migration import cache_file
 from fixture_migrate.migration.cache_file import Entries
+from fixture_migrate.migration.status import Status
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
@@ -75,8 +76,8 @@ MAGIC_PREFIX = b"fixture-migrate cache "
 MAGIC = MAGIC_PREFIX + b"3\n"
 """The first line of every cache file: a file without it is not read."""
 
-CACHEABLE = ("unchanged", "not_fixture", "changed")
-"""The verdicts an entry may hold."""
+CACHEABLE = (Status.UNCHANGED, Status.NOT_FIXTURE, Status.CHANGED)
+"""The verdicts an entry may hold (stored as their words)."""
 
 digest = xxhash.xxh3_128_digest
 """The content hash of a file's bytes (16 bytes)."""

@@ -54,18 +54,21 @@ class MigrateFixtureLiterals(CodemodCommand):
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         from fixture_migrate.migration.engine import Engine, Options
+        from fixture_migrate.migration.status import Status
 
         filename = self.context.filename or "fixture.py"
         path = Path(filename) if Path(filename).is_absolute() else self.repo_root / filename
         engine = Engine(Options(repo_root=self.repo_root, skill=self.skill, py_names=self.py_names))
         result = engine.plan_bytes(path, tree.bytes)  # in the module's own encoding
-        if result.status == "error":
+        if result.status is Status.ERROR:
             assert result.error is not None
             where = f"{result.error.line}:{result.error.column}: " if result.error.line is not None else ""
             raise SkipFile(f"{where}{result.error.message} [{result.error.code}]")
-        if result.status == "not_fixture":
+        if result.status is Status.NOT_FIXTURE:
             raise SkipFile("not a fixture")
-        if result.status == "unchanged":
+        if result.status is Status.UNCHANGED:
             return tree
+        if result.status is not Status.CHANGED:  # another tool's data, or a local family left unmigrated
+            raise SkipFile(f"not migrated: {result.reason}")
         assert result.new_bytes is not None
         return cst.parse_module(result.new_bytes)

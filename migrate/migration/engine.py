@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.territory import forget_places
-from fixture_migrate.claiming.rules import OTHER_TOOL, UNCLAIMED, Claim, decide, is_local, proven_unchanged, python_records
+from fixture_migrate.claiming.rules import Claim, Verdict, decide, is_local, proven_unchanged, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.claiming.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -41,6 +41,7 @@ from fixture_migrate.files.reads import read_fixture
 from fixture_migrate.files.root import check_inside, pin_root, resolve_target
 from fixture_migrate.files.writes import check_new, write_atomic
 from fixture_migrate.formats.limits import limit_for
+from fixture_migrate.migration.status import Status
 from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.slots import Record
 
@@ -68,11 +69,11 @@ class Options(Record):
 class FileResult(Record):
     """What happened to one file.
 
-    `status` is one of "changed" (a migration is planned or was written),
-    "unchanged", "not_fixture", "other_tool" (another eval tool's file, left to
-    `import --from <import_from>`), "unclaimed" (looks like a fixture of a local family
-    without the evidence to migrate it), "skipped" (a walked file no parser can read,
-    outside the places fixtures live) or "error". `reason` says why, in one line (the
+    `status` is a `Status` (`fixture_migrate.migration.status`): `CHANGED` (a migration
+    is planned or was written), `UNCHANGED`, `NOT_FIXTURE`, `OTHER_TOOL` (another eval
+    tool's file, left to `import --from <import_from>`), `UNCLAIMED` (looks like a fixture
+    of a local family without the evidence to migrate it) or `ERROR`; a run also sets
+    `SKIPPED` and `PINNED` (`fixture_migrate.migration.run`). `reason` says why, in one line (the
     claim's reason, or what is missing). `adapters` names the adapter of each
     fixture payload; `new_path` is set when the migration moves the file (JSONL);
     `old_bytes`/`new_bytes` hold the file before and after a planned change; `cases`
@@ -111,7 +112,7 @@ class FileResult(Record):
     def __init__(
         self,
         path: Path,
-        status: str,
+        status: Status,
         adapters: list[str] | None = None,
         error: FixtureError | None = None,
         new_path: Path | None = None,
@@ -238,17 +239,17 @@ def unclaimed_result(path: Path, claims: list[Claim], leftover: str | None = Non
     """The result of a file no adapter claims: another tool's file, an unclaimed local
     family (named with what is missing), or not a fixture. `leftover` names the records a
     Python module in an evals folder binds under a name that is no fixture name."""
-    for status in (OTHER_TOOL, UNCLAIMED):
-        found = [claim for claim in claims if claim.status == status]
+    for verdict, status in ((Verdict.OTHER_TOOL, Status.OTHER_TOOL), (Verdict.UNCLAIMED, Status.UNCLAIMED)):
+        found = [claim for claim in claims if claim.status == verdict]
         if found:
             first = found[0]
             return FileResult(
                 path, status, reason=first.reason, import_from=first.import_from, rule=first.rule, family=first.family
             )
     if leftover is not None:
-        return FileResult(path, UNCLAIMED, reason=leftover, rule="python_leftover")
+        return FileResult(path, Status.UNCLAIMED, reason=leftover, rule="python_leftover")
     reason = claims[0].reason if claims else "no payload in it"
-    return FileResult(path, "not_fixture", reason=reason)
+    return FileResult(path, Status.NOT_FIXTURE, reason=reason)
 
 
 class Engine:
@@ -345,18 +346,18 @@ class Engine:
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
 
-        Errors of the file are returned in the result (status "error"), not raised. A
+        Errors of the file are returned in the result (status `ERROR`), not raised. A
         symlink leading outside the repo root is refused, as `fixture_migrate.files.root` refuses it.
 
         With a cache, a file whose bytes (and path) a verdict is cached for takes that
-        verdict, without its bytes; a "changed" verdict only with `reuse_changes` (a run
+        verdict, without its bytes; a `CHANGED` verdict only with `reuse_changes` (a run
         that neither writes nor shows diffs). Any other file is planned, and its digest
         returned in `cache_entry` for the run to remember.
         """
         try:
             raw = self.read(path)
         except FixtureError as error:
-            return FileResult(path, "error", error=error)
+            return FileResult(path, Status.ERROR, error=error)
         if self.cache is None:
             return self.plan_bytes(path, raw)
         from fixture_migrate.migration.cache import digest
@@ -387,19 +388,19 @@ class Engine:
     def _cached(self, path: Path, entry: tuple[str, bytes], raw: bytes) -> FileResult | None:
         assert self.cache is not None
         hit = self.cache.get(*entry)
-        if hit is None or (hit[1] == "changed" and not self.reuse_changes):
+        if hit is None or (hit[1] == Status.CHANGED and not self.reuse_changes):
             return None
         _, status, adapters, cases, line, to_extensions, reason = hit
         found = FileResult(
             path,
-            status,
+            Status(status),
             adapters=adapters,
             cases=cases,
             first_changed_line=line,
             to_extensions=to_extensions,
             reason=reason,
         )  # no `cache_entry`: nothing new to remember
-        if status == "changed":
+        if status == Status.CHANGED:
             found.fingerprint = fingerprint(raw)  # a pin added since the verdict still keeps the file
         return found
 
@@ -412,23 +413,22 @@ class Engine:
         try:
             return self._plan(path, raw)
         except FixtureError as error:
-            return FileResult(path, "error", error=error)
+            return FileResult(path, Status.ERROR, error=error)
         except Exception as exc:  # noqa: BLE001 - reported per file, never swallowed silently
-            return FileResult(path, "error", error=unexpected(exc))
+            return FileResult(path, Status.ERROR, error=unexpected(exc))
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
-        proven = proven_unchanged(self.registry, document)
-        if proven is not None:  # canonical, as it is: no claim rule, mapper or check to run
+        if (proven := proven_unchanged(self.registry, document)) is not None:  # no claim rule, mapper or check
             names = [claim.adapter.name for claim in proven]  # type: ignore[union-attr]
-            return FileResult(path, "unchanged", names, reason="; ".join(claim.reason for claim in proven))
+            return FileResult(path, Status.UNCHANGED, names, reason="; ".join(claim.reason for claim in proven))
         claims = self.decide(document)
         adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):
             return unclaimed_result(path, claims, self.leftover(document))
         context = self.options.context(path)
         targets: list[Node] = []
-        result = FileResult(path, "unchanged", adapters=[a.name for a in adapters if a is not None])
+        result = FileResult(path, Status.UNCHANGED, adapters=[a.name for a in adapters if a is not None])
         result.reason = "; ".join(claim.reason for claim in claims if claim.adapter is not None)
         for index, (unit, adapter) in enumerate(zip(document.units, adapters, strict=True)):
             if adapter is None:
@@ -448,7 +448,7 @@ class Engine:
         if new_bytes == document.raw and document.output_path == path:
             return result  # the edits write back what is there (a bare case list already canonical)
         new_units = self._check(document, adapters, new_bytes, context)
-        result.status = "changed"
+        result.status = Status.CHANGED
         result.moves = [move for target in targets for move in moved_paths(target)]
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
@@ -519,7 +519,7 @@ class Engine:
         return new_units
 
     def apply(self, result: FileResult) -> None:
-        """Write a planned change (status "changed"); raises `FixtureError` when it cannot.
+        """Write a planned change (status `CHANGED`); raises `FixtureError` when it cannot.
 
         The file is replaced atomically (`fixture_migrate.files.writes.write_atomic`)
         unless its bytes changed since it was planned. A JSONL file's migration is created

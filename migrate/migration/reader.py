@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_migrate.claiming.rules import UNCLAIMED, Claim
+from fixture_migrate.claiming.rules import Claim, Verdict
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.claiming.registry import load_builtin
 from fixture_migrate.contract import rules as c
@@ -26,6 +26,7 @@ from fixture_migrate.migration.engine import (
     reference_cases,
     unexpected,
 )
+from fixture_migrate.migration.status import Status
 from fixture_migrate.slots import Record
 
 
@@ -95,7 +96,7 @@ class Reader:
         the reference's view of every file the reference reads, claimed or not."""
         readers: list[Adapter | None] = []
         for unit, claim in zip(document.units, claims, strict=True):
-            if claim.adapter is None and claim.status == UNCLAIMED and unit.shape == "payload":
+            if claim.adapter is None and claim.status == Verdict.UNCLAIMED and unit.shape == "payload":
                 readers.append(load_builtin("generic"))
             else:
                 readers.append(claim.adapter)
@@ -130,7 +131,7 @@ class Reader:
         planned = self.engine.plan_bytes(loaded.path, loaded.document.raw)
         if planned.error is not None:
             raise planned.error
-        if planned.status != "changed":
+        if planned.status != Status.CHANGED:
             return self._read_cases(loaded, loaded, origins)
         assert planned.new_bytes is not None
         path = planned.new_path or loaded.path

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.claiming.rules import CLAIMED, NOT_FIXTURE, OTHER_TOOL, UNCLAIMED, decide
+from fixture_migrate.claiming.rules import Verdict, decide
 from fixture_migrate.claiming.registry import migration_registry
 from fixture_migrate.cli.app import main
 from fixture_migrate.formats import Unit
@@ -37,32 +37,32 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
     [
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p", "expected_behavior": "e"}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="input-and-expected",
         ),
-        pytest.param({"examples": [{"query": "q", "ideal": "i"}]}, CLAIMED, "generic", id="examples-list"),
+        pytest.param({"examples": [{"query": "q", "ideal": "i"}]}, Verdict.CLAIMED, "generic", id="examples-list"),
         pytest.param(
             {"skill_name": "s", "should_trigger": ["go"], "should_not_trigger": ["stop"]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="keyword-trigger-lists",
         ),
         pytest.param(
             {"positive": [{"prompt": "p", "reason": "r"}], "near_miss": [{"prompt": "n"}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="prompt-trigger-lists",
         ),
         pytest.param(
             [{"id": "1", "type": "t", "input": "i", "expected_behavior": "e", "tags": []}],
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="bare-array-with-evidence",
         ),
         pytest.param(
             {"schema": 1, "skill": "s", "cases": [{"id": "a", "base": "b", "operations": []}]},
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             None,
             id="mutation-specs-id-only",
         ),
@@ -72,67 +72,67 @@ def claim(data, syntax="json", path="skills/demo/evals/x.json"):
                 "generated_at": "t",
                 "cases": [{"id": "a", "input_files": ["x"], "expected_outcome": "o"}],
             },
-            NOT_FIXTURE,
+            Verdict.NOT_FIXTURE,
             None,
             id="report-without-input",
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p", "constraints": {"n": 1}}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="input-without-expected",
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p", "ideal": "i"}, {"id": "b", "prompt": "q"}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="one-record-lacks-expected",
         ),
         pytest.param(
             {"golden_cases": [{"id": "a", "query": "q", "expected_skill": "s"}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="records-under-another-key",
         ),
         pytest.param(
             [{"query": "route me", "expected_skill": "s", "category": "routing"}],
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="bare-list-of-queries",
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p"}, {"id": "b", "prompt": "q"}, {"id": "c", "steps": [1]}]},
-            CLAIMED,
+            Verdict.CLAIMED,
             "generic",
             id="one-odd-record-does-not-sink-the-file",
         ),
         pytest.param(
             {"cases": [{"id": "a", "prompt": "p"}, {"id": "b", "steps": [1]}, {"id": "c", "steps": [2]}]},
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             None,
             id="most-records-without-input",
         ),
         pytest.param(
-            {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, NOT_FIXTURE, None, id="json-schema"
+            {"$schema": "x", "examples": [{"input": "i", "expected": "e"}]}, Verdict.NOT_FIXTURE, None, id="json-schema"
         ),
-        pytest.param({"name": "x", "version": 1}, NOT_FIXTURE, None, id="config"),
-        pytest.param([{"role": "user", "text": "hi"}], UNCLAIMED, None, id="chat-messages-in-evals"),
+        pytest.param({"name": "x", "version": 1}, Verdict.NOT_FIXTURE, None, id="config"),
+        pytest.param([{"role": "user", "text": "hi"}], Verdict.UNCLAIMED, None, id="chat-messages-in-evals"),
         pytest.param(
             {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
-            OTHER_TOOL,
+            Verdict.OTHER_TOOL,
             None,
             id="skill-creator-evals",
         ),
-        pytest.param([{"query": "q", "should_trigger": True}], OTHER_TOOL, None, id="skill-creator-trigger-set"),
+        pytest.param([{"query": "q", "should_trigger": True}], Verdict.OTHER_TOOL, None, id="skill-creator-trigger-set"),
         pytest.param(
             {"prompts": ["p"], "providers": ["openai:x"], "tests": [{"vars": {"q": "x"}}]},
-            OTHER_TOOL,
+            Verdict.OTHER_TOOL,
             None,
             id="promptfoo-config",
         ),
         pytest.param(
             [{"vars": {"q": "x"}, "assert": [{"type": "contains", "value": "y"}]}],
-            OTHER_TOOL,
+            Verdict.OTHER_TOOL,
             None,
             id="promptfoo-tests",
         ),
@@ -154,7 +154,7 @@ def test_openai_evals_samples_are_left_for_import():
     found = claim(
         [{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}], syntax="jsonl", path="samples.jsonl"
     )
-    assert found.status == OTHER_TOOL and found.import_from == "openai-evals"
+    assert found.status == Verdict.OTHER_TOOL and found.import_from == "openai-evals"
 
 
 def test_known_families_win_over_evidence():
@@ -359,80 +359,80 @@ def _decided(data, path, *, syntax="json", included=False, root=None):
             {"schema_version": "prompt-examples/v1", "examples": [{"name": "a", "user_intent": "u"}]},
             "anywhere/x.json",
             "known_family",
-            CLAIMED,
+            Verdict.CLAIMED,
             id="known_family",
         ),
         pytest.param(
             {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
             "skills/s/evals/evals.json",
             "other_tool",
-            OTHER_TOOL,
+            Verdict.OTHER_TOOL,
             id="other_tool",
         ),
         pytest.param(
             {"name": "x", "examples": [{"input": "a", "expected": "b"}]},
             "evals/package.json",
             "ruled_out",
-            NOT_FIXTURE,
+            Verdict.NOT_FIXTURE,
             id="ruled_out",
         ),
         pytest.param(
             {"cases": [{"prompt": "the user asks for a thing to be done now"}]},
             "skills/s/evals/workspace/case-1/out.json",
             "sandbox",
-            NOT_FIXTURE,
+            Verdict.NOT_FIXTURE,
             id="sandbox",
         ),
         pytest.param(
             {"tests": [{"query": "q", "must_include": ["x"]}]},
             "tests/evals/routing.json",
             "territory_records",
-            CLAIMED,
+            Verdict.CLAIMED,
             id="territory_records",
         ),
         pytest.param(
             {"should_fire": [], "positive": ["deploy it"], "negative": ["what is a deploy"]},
             "references/evals.json",
             "territory_trigger_lists",
-            CLAIMED,
+            Verdict.CLAIMED,
             id="territory_trigger_lists",
         ),
         pytest.param(
             {"positive": [{"prompt": "p", "expected_behavior": "b"}], "negative": [{"prompt": "n"}]},
             "submission/plugin-test-cases.json",
             "case_file_evidence",
-            CLAIMED,
+            Verdict.CLAIMED,
             id="case_file_evidence",
         ),
         pytest.param(
             [{"input": "1+1", "expected": "2"}],
             "tests/fixtures/parser-cases.json",
             "outside_territory",
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             id="a-case-file-of-code-test-data-is-not-migrated",
         ),
         pytest.param(
             {"cases": [{"prompt": "p", "ideal": "i"}]},
             "data/qa.json",
             "outside_territory",
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             id="outside_territory",
         ),
         pytest.param(
             {"schema": 1, "cases": [{"id": "a", "base": "b", "operations": []}]},
             "scripts/mutations.json",
             "looks_like_fixture",
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             id="looks_like_fixture",
         ),
         pytest.param(
             {"suite": {"runs": [{"case_id": "a", "verdict": "ok"}]}},
             "evals/summary.json",
             "territory_unplaced",
-            UNCLAIMED,
+            Verdict.UNCLAIMED,
             id="territory_unplaced",
         ),
-        pytest.param({"name": "x", "version": 1}, "evals/config.json", "not_a_fixture", NOT_FIXTURE, id="not_a_fixture"),
+        pytest.param({"name": "x", "version": 1}, "evals/config.json", "not_a_fixture", Verdict.NOT_FIXTURE, id="not_a_fixture"),
     ],
 )
 def test_each_named_rule_decides_its_case(data, path, rule, status):
@@ -458,26 +458,26 @@ def test_a_declared_family_is_decided_by_its_rule(tmp_path):
     families = declared_families([("local", {"files": ["data/*.json"], "input": "ask", "records": "items"}, (compile_glob("data/*.json"),))], tmp_path, None)
     unit = Unit({"items": [{"ask": "a", "want": "b"}]})
     found = decide(migration_registry(), unit, syntax="json", path=tmp_path / "data/x.json", declared=families, root=tmp_path)
-    assert (found.rule, found.status) == ("declared_family", CLAIMED)
+    assert (found.rule, found.status) == ("declared_family", Verdict.CLAIMED)
 
 
 def test_a_local_adapter_s_own_claim_in_territory_is_its_rule():
     lines = [{"id": "a", "prompt": ""}]  # blank prompt: no input, yet output_cases_jsonl's shape
     found = _decided(lines, "skills/demo/evals/output.jsonl", syntax="jsonl")
-    assert found.status == CLAIMED and found.rule == "territory_local_family"
+    assert found.status == Verdict.CLAIMED and found.rule == "territory_local_family"
 
 
 def test_a_skill_key_is_never_evidence():
     data = {"skill": "ci", "triggers": ["pull_request", "push"]}
     found = _decided(data, "skills/ci/scripts/fixtures/valid.json")
-    assert found.status != CLAIMED
+    assert found.status != Verdict.CLAIMED
 
 
 def test_a_bare_list_of_prompt_records_is_not_skill_creator_s():
     found = _decided([{"id": "r1", "prompt": "route this request", "expected_skill": "s"}], "evals/routing.json")
-    assert found.status == CLAIMED and found.rule == "territory_records"
+    assert found.status == Verdict.CLAIMED and found.rule == "territory_records"
     tool = _decided([{"id": 1, "prompt": "p", "expected_output": "o", "files": []}], "evals/bare.json")
-    assert tool.status == OTHER_TOOL and tool.import_from == "skill-creator"
+    assert tool.status == Verdict.OTHER_TOOL and tool.import_from == "skill-creator"
 
 
 def test_records_a_claim_carries_a_family_label():
@@ -504,6 +504,6 @@ def test_detect_families_prints_each_family_once(tmp_path, capsys):
 def test_an_evals_envelope_of_foreign_members_is_a_local_family_not_skill_creator_s():
     data = {"skill": "ros2", "evals": [{"name": "n", "prompt": "p.md", "expected": "e.md", "criteria": [], "tags": []}]}
     found = _decided(data, "evals/eval.yaml", syntax="yaml")
-    assert found.status == CLAIMED and found.rule == "territory_records"
+    assert found.status == Verdict.CLAIMED and found.rule == "territory_records"
     own = {"skill_name": "s", "evals": [{"id": 1, "prompt": "p", "notes": "n", "expected_output": "o"}]}
-    assert _decided(own, "evals/evals.json").status == OTHER_TOOL
+    assert _decided(own, "evals/evals.json").status == Verdict.OTHER_TOOL

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files import writes
-from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic, write_new
+from fixture_migrate.files.writes import TEMP_SUFFIX, write_atomic, write_dest, write_new
 
 from tests.files import NEW, OLD, temps
 
@@ -297,3 +297,37 @@ def test_write_new_falls_back_to_rename_where_hard_links_are_unsupported(repo, m
     monkeypatch.setattr(os, "link", no_links)
     assert write_new(repo / "cases.json", NEW, mode_from=repo / "missing") is True
     assert (repo / "cases.json").read_bytes() == NEW and temps(repo) == []
+
+
+# --- DEST: the output file of import and export ---------------------------------------------
+
+
+def test_write_dest_makes_its_folders_then_replaces_only_what_it_was_planned_from(repo):
+    dest = repo / "out" / "new" / "samples.jsonl"
+    write_dest(dest, OLD, original=None, root=repo)
+    assert dest.read_bytes() == OLD and temps(repo) == []
+    dest.chmod(0o600)
+    write_dest(dest, NEW, original=OLD, root=repo)
+    assert dest.read_bytes() == NEW and stat.S_IMODE(dest.stat().st_mode) == 0o600
+    with pytest.raises(FixtureError) as caught:
+        write_dest(dest, OLD, original=OLD, root=repo)  # planned from bytes it no longer holds
+    assert caught.value.code == "changed_meanwhile" and dest.read_bytes() == NEW
+
+
+def test_write_dest_never_makes_a_folder_outside_the_root(repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "link").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(FixtureError) as caught:
+        write_dest(repo / "link" / "new" / "samples.jsonl", NEW, original=None, root=repo)
+    assert caught.value.code == "symlink_outside_repo" and list(outside.iterdir()) == []
+
+
+def test_write_dest_reports_a_failure_of_the_system_as_io(repo, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writes, "write_atomic", full)
+    with pytest.raises(FixtureError) as caught:
+        write_dest(repo / "samples.jsonl", NEW, original=None, root=repo)
+    assert (caught.value.code, caught.value.message) == ("io", "cannot write: [Errno 28] No space left on device")

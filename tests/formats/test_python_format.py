@@ -13,7 +13,7 @@ from fixture_migrate.formats import load_document
 from fixture_migrate.migration.codemod import MigrateFixtureLiterals
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from libcst.codemod import CodemodTest
+from libcst.codemod import CodemodContext, CodemodTest
 
 from tests.formats.syntax_checks import (
     check_syntax_migration,
@@ -421,6 +421,13 @@ class TestCodemod(CodemodTest):
     def test_skips_what_it_cannot_migrate(self) -> None:
         before = 'FIXTURE = {"schema_version": "prompt-examples/v1", "examples": [{"name": make()}]}\n'
         self.assertCodemod(before, before, expected_skip=True)
+
+    def test_skips_a_module_migrate_leaves_unmigrated(self) -> None:
+        """Records bound under a name that is no fixture name, in an evals folder: unclaimed,
+        skipped with the reason `migrate` names (not an assertion failure)."""
+        before = 'TEST_CASES = [{"prompt": "p", "expected": "e"}]\n'
+        context = CodemodContext(filename="skills/a/evals/more.py")
+        self.assertCodemod(before, before, context_override=context, expected_skip=True)
 
     def test_leaves_canonical_literals_alone(self) -> None:
         before = 'FIXTURE = {"schema_version": "spec-first.workflow-eval-fixtures.v1", "cases": []}\n'

@@ -35,6 +35,26 @@ def test_statuses(engine: Engine, tmp_path: Path):
     assert broken.status == "error" and broken.error.code == "invalid_json"
 
 
+def test_every_outcome_is_a_member_of_the_one_status_enum(tmp_path: Path):
+    """The engine, a cached verdict and the public API give `Status` members, not bare words."""
+    import fixture_migrate
+    from fixture_migrate.migration.cache import Cache, digest
+    from fixture_migrate.migration.status import Status
+
+    assert fixture_migrate.Status is Status
+    options = Options(repo_root=tmp_path)
+    engine = Engine(options)
+    path = tmp_path / "a.json"
+    found = [engine.plan_bytes(path, raw).status for raw in (LEGACY, CANONICAL, b'{"name": "x"}', b"{")]
+    assert found == [Status.CHANGED, Status.UNCHANGED, Status.NOT_FIXTURE, Status.ERROR]
+    assert all(type(status) is Status for status in found)
+    path.write_bytes(CANONICAL)
+    entry = [digest(CANONICAL).hex(), "unchanged", ["canonical"], 1, 1, {}, ""]  # a word, as the cache file holds it
+    cache = Cache(tmp_path / "verdicts.cache", "key", {"a.json": entry})
+    cached = Engine(options, cache=cache).cached(path)
+    assert cached is not None and type(cached.status) is Status and cached.status is Status.UNCHANGED
+
+
 def test_plan_reads_and_apply_writes(engine: Engine, tmp_path: Path):
     path = tmp_path / "a.json"
     path.write_bytes(LEGACY)

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from fixture_migrate.migration.status import Status
+
 SHOWN = 5
 """Paths a group lists in its line (`-v` names every file)."""
 
 
 class Group:
-    """Files left unmigrated for one reason: `status` ("other_tool" or "unclaimed"), the
+    """Files left unmigrated for one reason: `status` (`OTHER_TOOL` or `UNCLAIMED`), the
     claim `rule`, the `family` (records' members) or the `import_from` format, the first
     file's `reason`, and the `paths` as shown."""
 
     __slots__ = ("status", "rule", "family", "import_from", "reason", "paths")
 
-    def __init__(self, status: str, rule: str, family: str | None, import_from: str | None, reason: str) -> None:
+    def __init__(self, status: Status, rule: str, family: str | None, import_from: str | None, reason: str) -> None:
         self.status = status
         self.rule = rule
         self.family = family
@@ -30,7 +32,7 @@ class Group:
     def way_forward(self) -> str:
         """What brings the group's files in, in one sentence."""
         first = self.paths[0]
-        if self.status == "other_tool":
+        if self.status is Status.OTHER_TOOL:
             return f"`fixture-migrate import --from {self.import_from} PATH` makes a canonical file of each"
         if self.rule == "outside_territory":
             # Not `include`: it also narrows the walk to what it names.
@@ -46,7 +48,7 @@ class Group:
         where each file has its own line) the first paths."""
         n = len(self.paths)
         files = f"{n} file{'s' if n != 1 else ''}"
-        if self.status == "other_tool":
+        if self.status is Status.OTHER_TOOL:
             head = f"left for import: {files} of {self.import_from}"
         else:
             head = f"not migrated: {files} of a local family {self.family or ''}".rstrip()
@@ -76,11 +78,11 @@ class NotMigrated:
         self.groups: dict[tuple[Any, ...], Group] = {}
 
     def add(self, result: Any, shown: str) -> None:
-        """Note the file `shown` of a `FileResult` whose status is "other_tool" or "unclaimed"."""
-        if result.status == "other_tool":
-            key: tuple[Any, ...] = ("other_tool", result.import_from)
+        """Note the file `shown` of a `FileResult` whose status is `OTHER_TOOL` or `UNCLAIMED`."""
+        if result.status is Status.OTHER_TOOL:
+            key: tuple[Any, ...] = (Status.OTHER_TOOL, result.import_from)
         else:
-            key = ("unclaimed", result.rule, result.family or result.reason)
+            key = (Status.UNCLAIMED, result.rule, result.family or result.reason)
         group = self.groups.get(key)
         if group is None:
             group = Group(result.status, result.rule, result.family, result.import_from, result.reason)
@@ -90,11 +92,11 @@ class NotMigrated:
     @property
     def families(self) -> int:
         """How many local families (groups of unclaimed files) the run leaves unmigrated."""
-        return sum(1 for group in self.groups.values() if group.status == "unclaimed")
+        return sum(1 for group in self.groups.values() if group.status is Status.UNCLAIMED)
 
     def lines(self, *, verbose: bool) -> list[str]:
         """One line per group: files left for import first, then local families."""
-        ordered = sorted(self.groups.values(), key=lambda g: g.status != "other_tool")
+        ordered = sorted(self.groups.values(), key=lambda g: g.status is not Status.OTHER_TOOL)
         return [group.line(verbose=verbose) for group in ordered]
 
     def records(self) -> list[dict[str, Any]]:
