@@ -47,6 +47,8 @@ _HOMES = {c.CASE_KEYS: _CASE_KEYS, c.FILE_KEYS: frozenset(c.FILE_KEYS)}
 """The member names of a case and of a file, as sets (`_Edit.finish` tests every member)."""
 _OUTCOME_TRIGGERS = frozenset(c.OUTCOME_OBJECT_TRIGGERS)
 _NO_EXTENSIONS: dict[str, Any] = {}
+_NO_CASES: list[Any] = []
+_FILE_KEYS = _HOMES[c.FILE_KEYS]
 
 
 def free_key(key: str, taken: Iterable[str]) -> str:
@@ -307,23 +309,29 @@ class CaseMapper(Record):
 
     def map_cases(self, cases: list[Any], path: Path) -> Node:
         """The canonical form of the case array at `path`; `Src(path)` when every case is canonical."""
-        # `_at_home` of each case, inlined: this runs over every case of every file.
-        home, explicit, text = _CASE_KEYS.issuperset, self.explicit_ids, c.is_non_empty_string
-        for first, entry in enumerate(cases):
-            if not (
-                type(entry) is dict
-                and home(entry)
-                and type(entry.get("extensions", _NO_EXTENSIONS)) is dict
-                and (not explicit or text(entry.get("id")))
-            ):
-                break
-        else:
+        first = _first_not_at_home(cases, self.explicit_ids)
+        if first < 0:
             return Src(path)
         items: list[Node] = [Src(path + (i,)) for i in range(first)]
         items += [self.map_case(entry, path + (i,), i) for i, entry in enumerate(cases[first:], first)]
         if all(isinstance(item, Src) and item.path == path + (i,) for i, item in enumerate(items)):
             return Src(path)  # cases the quick test could not clear (a null extensions, say) may still stay
         return Arr(items, origin=path)
+
+    def file_at_home(self, payload: Any) -> bool:
+        """True when the key sets alone prove that `map_file(payload, skill=None)` is `Src(())`
+        (the canonical pass-through leaves the file as it is): a canonical `schema_version`,
+        every file member in `FILE_KEYS`, an `extensions` absent or an object, and `cases`
+        absent or a list of cases each at home (`_at_home`). False says nothing: the mapper
+        decides then. `map_file` itself is not run, nor any of its target nodes made."""
+        return (
+            type(payload) is dict
+            and payload.get("schema_version") == c.CANONICAL_SCHEMA_VERSION
+            and _FILE_KEYS.issuperset(payload)
+            and type(payload.get("extensions", _NO_EXTENSIONS)) is dict
+            and type(payload.get("cases", _NO_CASES)) is list
+            and _first_not_at_home(payload.get("cases", _NO_CASES), self.explicit_ids) < 0
+        )
 
     def _at_home(self, entry: Any) -> bool:
         """True when `map_case` would leave `entry` as it is: every member at home (fills and
@@ -455,6 +463,21 @@ class _Edit:
         if new_extensions:
             members.append(("extensions", extensions))
         return Obj(members, origin=self.path) if changed else Src(self.path)
+
+
+def _first_not_at_home(cases: list[Any], explicit_ids: bool) -> int:
+    """The index of the first case of `cases` that `CaseMapper._at_home` does not clear, or -1."""
+    # `_at_home` of each case, inlined: this runs over every case of every file.
+    home, text = _CASE_KEYS.issuperset, c.is_non_empty_string
+    for first, entry in enumerate(cases):
+        if not (
+            type(entry) is dict
+            and home(entry)
+            and type(entry.get("extensions", _NO_EXTENSIONS)) is dict
+            and (not explicit_ids or text(entry.get("id")))
+        ):
+            return first
+    return -1
 
 
 def _union(entry: Mapping[str, Any], path: Path, extra: list[str]) -> Node:

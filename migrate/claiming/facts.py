@@ -11,12 +11,12 @@ there, its list of records and whether they carry an input, its trigger lists. T
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from fixture_migrate.adapting import vocabulary as v
-from fixture_migrate.adapting.evidence import evidence, input_records, looks_like_fixture, record_list
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.claiming import territory as t
 from fixture_migrate.formats import Unit
@@ -115,7 +115,8 @@ def other_tool_shape(unit: Unit) -> tuple[str, str] | None:
 class UnitFacts:
     """The facts of one payload `unit` of the file `path` (None: given directly), read with
     `registry` (a `Registry`) and the `declared` families; `root` is the repository root,
-    `included` whether the file matches a configured `include`. Every fact is computed on
+    `included` whether the file matches a configured `include` (or a function that tells,
+    asked only by the rules that need it). Every fact is computed on
     first use and kept."""
 
     def __init__(
@@ -127,7 +128,7 @@ class UnitFacts:
         path: Path | None = None,
         declared: Any = (),
         root: Path | None = None,
-        included: bool = False,
+        included: bool | Callable[[], bool] = False,
     ) -> None:
         self.registry = registry
         self.unit = unit
@@ -179,6 +180,8 @@ class UnitFacts:
         """True when the payload carries the full evidence of eval cases outside territory
         (`evidence.evidence`: every record an input and an expected outcome, or trigger
         lists): what makes a local family worth naming there."""
+        from fixture_migrate.adapting.evidence import evidence
+
         return evidence(self.unit)[0] is not None
 
     @cached_property
@@ -191,6 +194,8 @@ class UnitFacts:
     @cached_property
     def records_found(self) -> tuple[str | None, list[Any]] | None:
         """`(key, records)` of the payload's list of records (`evidence.record_list`)."""
+        from fixture_migrate.adapting.evidence import record_list
+
         return record_list(self.unit.data)
 
     @property
@@ -208,6 +213,8 @@ class UnitFacts:
         """Whether the records are cases by their inputs, and why (`evidence.input_records`)."""
         if self.records_found is None:
             return False, "it holds no list of records"
+        from fixture_migrate.adapting.evidence import input_records
+
         return input_records(self.records)
 
     @cached_property
@@ -238,7 +245,8 @@ class UnitFacts:
     @cached_property
     def territory(self) -> str | None:
         """Why the file lies in fixture territory (`territory.territory`), or None."""
-        return t.territory(self.place, self.root, included=self.included)
+        included = self.included() if callable(self.included) else self.included
+        return t.territory(self.place, self.root, included=included)
 
     @cached_property
     def case_file(self) -> str | None:
@@ -253,6 +261,8 @@ class UnitFacts:
     @cached_property
     def looks_like_fixture(self) -> bool:
         """True when the payload looks like a fixture (`evidence.looks_like_fixture`)."""
+        from fixture_migrate.adapting.evidence import looks_like_fixture
+
         return looks_like_fixture(self.unit)
 
     @cached_property

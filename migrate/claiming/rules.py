@@ -29,12 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from fixture_migrate.adapting.protocol import Adapter
 from fixture_migrate.adapting.vocabulary import QUERY_KEY_HINTS
 from fixture_migrate.claiming.facts import LOCAL_FAMILIES, UnitFacts, is_local, other_tool, other_tool_shape
+from fixture_migrate.claiming.registry import load_builtin
 from fixture_migrate.claiming.territory import OUTSIDE_TERRITORY
 from fixture_migrate.contract import rules as c
 from fixture_migrate.formats import Unit
@@ -97,7 +99,7 @@ def explain(adapter: Adapter, unit: Unit) -> str:
 
 
 __all__ = [
-    "Verdict", "Claim", "RULES", "decide", "decide_facts", "explain",
+    "Verdict", "Claim", "RULES", "decide", "decide_facts", "decide_known", "explain", "proven_unchanged",
     "claim_words", "held_records", "python_records", "is_local", "other_tool", "other_tool_shape", "LOCAL_FAMILIES",
 ]  # fmt: skip
 
@@ -261,15 +263,58 @@ def decide(
     path: Path | None = None,
     declared: Any = (),
     root: Path | None = None,
-    included: bool = False,
+    included: bool | Callable[[], bool] = False,
 ) -> Claim:
     """The claim for `unit` by `registry` (a `Registry`) and the `declared` families
     (`fixture_migrate.adapting.families`) of the file `path` (`root` the repository root,
-    `included` whether it matches a configured `include`); see the module docstring."""
+    `included` whether it matches a configured `include`, or a function that tells); see
+    the module docstring. A payload a known family claims takes the `known_family` rule's
+    claim before any other fact is worked out (`included` is not asked then)."""
+    claim, adapter = decide_known(registry, unit)
+    if claim is not None:
+        return claim
     facts = UnitFacts(registry, unit, syntax=syntax, path=path, declared=declared, root=root, included=included)
+    facts.__dict__["detected"] = adapter  # the `cached_property`, already known: the registry is asked once
     return decide_facts(facts)
 
 
+def decide_known(registry: Any, unit: Unit) -> tuple[Claim | None, Adapter | None]:
+    """The claim of `unit` when the first rule decides it (`known_family`: the adapter the
+    registry detects is a known family's), with no other fact computed, and that adapter;
+    else `(None, the adapter detected or None)`."""
+    adapter = registry.detect(unit)
+    if adapter is None or is_local(adapter, unit):
+        return None, adapter
+    claim = Claim(Verdict.CLAIMED, adapter, explain(adapter, unit))
+    claim.rule = "known_family"
+    return claim, adapter
+
+
+def proven_unchanged(registry: Any, document: Any) -> list[Claim] | None:
+    """The claims of `document` (a `Document`) when its key sets alone prove that migrating
+    it changes nothing: every unit a payload that the built-in canonical adapter claims (the
+    registry's own `detect`, so the `known_family` rule's claim) and whose mapping would be
+    `Src(())` (`CaseMapper.file_at_home`). None when not proven: the claim rules and the
+    mapper decide then, as for any file."""
+    units = document.units
+    if not units or getattr(document, "refused", ()) or document.output_path != document.path:
+        return None
+    adapter, mapper = _canonical()
+    claims = []
+    for unit in units:
+        if unit.shape != "payload" or not mapper.file_at_home(unit.data) or registry.detect(unit) is not adapter:
+            return None
+        claim = Claim(Verdict.CLAIMED, adapter, explain(adapter, unit))
+        claim.rule = "known_family"
+        claims.append(claim)
+    return claims
+
+
+@lru_cache(maxsize=1)
+def _canonical() -> tuple[Adapter, Any]:
+    """The built-in canonical adapter, and its mapper."""
+    adapter = load_builtin("canonical")
+    return adapter, adapter.mapper  # type: ignore[attr-defined]
 
 
 def held_records(data: Any, where: str = "", depth: int = 0) -> str | None:

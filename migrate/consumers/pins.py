@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
@@ -26,20 +28,94 @@ _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
 
 
-def _tracked(root: Path) -> list[Path]:
+def _tracked(root: Path) -> Iterator[tuple[str, str]]:
+    """`(path, path relative to root, POSIX)` of each tracked file: `git ls-files`, else a walk
+    (yielded as it goes, so a large repository's list is never held whole)."""
+    base = str(root)
     if (root / ".git").exists():
         try:
             done = subprocess.run(
-                ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=60, check=True
+                ["git", "-C", base, "ls-files", "-z"], capture_output=True, timeout=60, check=True
             )
-            return [root / os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
         except (OSError, subprocess.SubprocessError):
             pass
-    found = []
+        else:
+            for name in done.stdout.split(b"\0"):
+                if name:
+                    text = os.fsdecode(name)
+                    yield os.path.join(base, text), Path(text).as_posix()
+            return
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        found.extend(Path(directory) / name for name in sorted(names))
-    return found
+        if names:
+            below = Path(directory).relative_to(root).as_posix()
+            prefix = "" if below == "." else below + "/"
+            for name in sorted(names):
+                yield os.path.join(directory, name), prefix + name
+
+
+_HEX_SKETCH = bytes(104 if chr(b) in "0123456789abcdefABCDEF" else 46 for b in range(256))
+_HEX_RUN = b"h" * 40
+"""A file's bytes with every hex digit mapped to `h` (`bytes.translate`, one pass in C): a digest
+(40 or 64 hex digits) can only be where the sketch holds 40 `h` in a row, which one substring
+search finds; most files hold none and are never searched by the (slower) regex."""
+
+_SUFFIX = re.compile(rb"\.(?:jsonl|json|ya?ml|py)\b")
+"""The end of every `_NAME` (a regex led by a literal, which the engine finds fast): a line
+without one names no file."""
+
+
+def _line_breaks(data: bytes, start: int, end: int) -> int:
+    """How many line breaks `data[start:end]` holds, as `bytes.splitlines` splits (`\n`, `\r`,
+    `\r\n` once); `start` and `end` never fall inside a `\r\n`."""
+    breaks = data.count(b"\n", start, end)
+    if data.find(b"\r", start, end) >= 0:
+        breaks += data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
+    return breaks
+
+
+def _read_text(path: str) -> bytes | None:
+    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
+            return None
+        with open(path, "rb", buffering=0) as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[str, int], list[str]]) -> None:
+    """Add to `digests` (hex digest, lower case -> first `file:line`) and `sizes` ((base name,
+    number) -> every `file:line`) what the text `data` of the file `relative` holds: each
+    40- or 64-digit hex string, and each number on a line that names a fixture file.
+
+    The same as reading `data.splitlines()` line by line with `_HEX`, `_NAME` and `_NUMBER`
+    (no match crosses a line break, and a line break is neither a hex digit nor a word
+    character), with the regexes run only where a fast search says they can match."""
+    if _HEX_RUN in data.translate(_HEX_SKETCH):
+        line, at = 1, 0
+        for match in _HEX.finditer(data):
+            line += _line_breaks(data, at, match.start())
+            at = match.start()
+            digests.setdefault(match.group().decode().lower(), f"{relative}:{line}")
+    found = _SUFFIX.search(data)
+    line, at = 1, 0
+    while found is not None:
+        where = found.start()
+        start = max(data.rfind(b"\n", 0, where), data.rfind(b"\r", 0, where)) + 1
+        ends = [end for end in (data.find(b"\n", where), data.find(b"\r", where)) if end >= 0]
+        end = min(ends) if ends else len(data)
+        line += _line_breaks(data, at, start)
+        at = start
+        text = data[start:end]
+        names = _NAME.findall(text)
+        if names:
+            for size in _NUMBER.findall(text):
+                for name in names:
+                    sizes.setdefault((name.decode("utf-8", "replace"), int(size)), []).append(f"{relative}:{line}")
+        found = _SUFFIX.search(data, end)
 
 
 class PinIndex:
@@ -54,26 +130,11 @@ class PinIndex:
 
     def _build(self) -> dict[str, str]:
         digests: dict[str, str] = {}
-        for path in _tracked(self.root):
-            try:
-                if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
-                    continue
-                data = path.read_bytes()
-            except OSError:
+        for path, relative in _tracked(self.root):
+            data = _read_text(path)
+            if data is None or data.find(b"\0", 0, 8192) >= 0:
                 continue
-            if b"\0" in data[:8192]:
-                continue
-            relative = path.relative_to(self.root).as_posix()
-            for number, line in enumerate(data.splitlines(), 1):
-                for match in _HEX.finditer(line):
-                    digests.setdefault(match.group().decode().lower(), f"{relative}:{number}")
-                names = _NAME.findall(line)
-                if names:
-                    for size in _NUMBER.findall(line):
-                        for name in names:
-                            self._sizes.setdefault((name.decode("utf-8", "replace"), int(size)), []).append(
-                                f"{relative}:{number}"
-                            )
+            scan(data, relative, digests, self._sizes)
         return digests
 
     def pinned_by(self, path: Path, print_: tuple[int, str, str]) -> str | None:
@@ -82,15 +143,14 @@ class PinIndex:
         if self._digests is None:
             self._digests = self._build()
         size, sha1, sha256 = print_
+        candidates = [self._digests.get(sha256), self._digests.get(sha1), *self._sizes.get((path.name, size), ())]
+        if not any(candidates):
+            return None  # pinned nowhere: the file's own name in the repository is not needed
         try:
             own = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             own = path.as_posix()
-        for digest in (sha256, sha1):
-            place = self._digests.get(digest)
+        for place in candidates:
             if place is not None and place.rsplit(":", 1)[0] != own:
-                return place
-        for place in self._sizes.get((path.name, size), ()):
-            if place.rsplit(":", 1)[0] != own:
                 return place
         return None

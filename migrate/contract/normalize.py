@@ -144,17 +144,28 @@ def normalize_payload(
             continue
         get = entry.get
         authority = get("source_ref_authority")
-        if not (authority if authority.__class__ is str else truthy(authority)):
+        if authority is None or not (authority if authority.__class__ is str else truthy(authority)):
             authority = file_authority
         value = get("coverage_tags")
-        own_tags = [] if value is None else strings(value)
+        if value.__class__ is list:  # `strings(value)`, inlined for the common case
+            own_tags = [
+                item
+                for item in value
+                if (
+                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
+                    if item.__class__ is str
+                    else is_text(item)
+                )
+            ]
+        else:
+            own_tags = [] if value is None else strings(value)
         tags = file_tags + own_tags if file_tags else own_tags
-        if len(tags) > 1:
+        if len(tags) > 1 and (len(tags) > 2 or tags[0] == tags[1]):
             tags = list(dict.fromkeys(tags))
         value = get("source_refs")
         own_refs = [] if value is None else strings(value)
         refs = file_refs + own_refs if file_refs else own_refs
-        if len(refs) > 1:
+        if len(refs) > 1 and (len(refs) > 2 or refs[0] == refs[1]):
             refs = list(dict.fromkeys(refs))
         case_id = get("id")
         if not (
@@ -188,14 +199,18 @@ def normalize_payload(
                     outcome = {key: entry[key] for key in outcome_keys if key in entry}
                     break
         note = get("boundary_note")
-        if note is not None and not text(note):
+        if note is not None and not (
+            note != "" and (note[0] not in blank_start or note.strip(whitespace) != "")
+            if note.__class__ is str
+            else is_text(note)
+        ):
             note = ""
         value = get("forbidden_signals")
         forbidden = [] if value is None else strings(value)
         negative = get("negative_signal")
         if negative is not None:
             forbidden += strings(negative)
-        if len(forbidden) > 1:
+        if len(forbidden) > 1 and (len(forbidden) > 2 or forbidden[0] == forbidden[1]):
             forbidden = list(dict.fromkeys(forbidden))
         own = get("extensions")
         if own is None or own.__class__ is dict:

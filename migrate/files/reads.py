@@ -29,8 +29,12 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
         raise limit.refusal(info.st_size)
     chunks: list[bytes] = []
     remaining = limit.bytes + 1
+    # The first read asks for more than the file holds, so that a short read tells its end:
+    # for 64 KiB, or one byte more than its size, not for a 1 MiB buffer a small file would
+    # leave mostly unused (allocating one, and shrinking it, costs four times what reading a
+    # small file does).
+    wanted = min(remaining, max(info.st_size + 1, 1 << 16), 1 << 20)
     while remaining > 0:
-        wanted = min(remaining, 1 << 20)
         chunk = os.read(fd, wanted)
         if not chunk:
             break
@@ -40,6 +44,7 @@ def _read_all(fd: int, limit: SizeLimit) -> bytes:
             return chunk
         chunks.append(chunk)
         remaining -= len(chunk)
+        wanted = min(remaining, 1 << 20)
     if remaining <= 0:
         raise limit.refusal(limit.bytes + 1 - remaining, grew=True)
     return b"".join(chunks)

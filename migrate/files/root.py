@@ -109,6 +109,14 @@ def check_inside(path: Path | str, root: Path | str | None, *, root_given: bool 
     out by `..` is refused."""
     if root is None or (not root_given and os.path.isabs(path)):
         return
+    text, root_text = os.fspath(path), os.fspath(root)
+    directory, _, name = text.rpartition(os.sep)
+    if directory and name not in ("", os.curdir, os.pardir):
+        # A file in a directory that is the root or lies under it lies under it too: a run
+        # asks for thousands of files in a few directories, and each directory is judged once.
+        cwd = "" if os.path.isabs(text) and os.path.isabs(root_text) else os.getcwd()
+        if _directory_inside(cwd, directory, root_text):
+            return
     absolute = os.path.normpath(os.path.abspath(path))
     if is_inside(absolute, os.path.normpath(os.path.abspath(root))) or is_inside(absolute, real_root(root)):
         return
@@ -116,6 +124,15 @@ def check_inside(path: Path | str, root: Path | str | None, *, root_given: bool 
         "refused: it lies outside the repo root (its path, with `..` collapsed, leaves it); not read or written",
         code="path_outside_repo",
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _directory_inside(cwd: str, directory: str, root: str) -> bool:
+    """Whether `directory` (relative to `cwd` unless absolute), made absolute and normalized
+    lexically, is the repo `root` (as `check_inside` takes it: as given or its real path) or
+    lies under it."""
+    absolute = os.path.normpath(os.path.join(cwd, directory))
+    return is_inside(absolute, os.path.normpath(os.path.join(cwd, root))) or is_inside(absolute, real_root(root))
 
 
 def _outside() -> FixtureError:
@@ -298,9 +315,11 @@ def _open_file(directory: Directory, name: str) -> int:
     return os.open(name, _READ_FLAGS, dir_fd=directory.fd)
 
 
-_HELD: dict[str, tuple[int, Path | str, str, str, int, int]] = {}
+_HELD: dict[str, tuple[int, Path | str, str, str, int, int, tuple[str, ...] | None]] = {}
 """Per directory a walk is in, named as the walk names it (`repo/skills/a/evals`): the
-descriptor the walk holds on it, the root it was opened under, and that root's real path."""
+descriptor the walk holds on it, the root it was opened under, that root's real path, the
+directory's real path and (device, inode), and the directories between the root and it
+(`_between`; None when its real path is not under the root's)."""
 
 
 def hold_directory(path: str, fd: int, root: Path | str) -> None:
@@ -314,13 +333,15 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
         info = os.fstat(fd)
     except OSError:
         return
+    real, held_real = real_root(root), os.path.realpath(path)
     _HELD["" if path == os.curdir else path] = (
         fd,
         root,
-        real_root(root),
-        os.path.realpath(path),
+        real,
+        held_real,
         info.st_dev,
         info.st_ino,
+        _between(real, held_real) if is_inside(held_real, real) else None,
     )
 
 
@@ -352,7 +373,7 @@ def _open_held(path: Path, root: Path) -> int | None:
     held = _HELD.get(directory)
     if held is None or name in ("", os.curdir, os.pardir):
         return None
-    fd, held_root, real, held_real, device, inode = held
+    fd, held_root, real, held_real, device, inode, between = held
     if root is not held_root and real_root(root) != real:
         return None
     try:
@@ -362,10 +383,11 @@ def _open_held(path: Path, root: Path) -> int | None:
         # with no symlink on it below the root, still leads to the very directory held, so
         # one moved out of the root since it was listed is not read from.
         info = os.stat(real)
-        if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino):
+        if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino) or between is None:
             return None
-        if not is_inside(held_real, real) or not _no_symlink_below(real, held_real):
-            return None
+        for directory in between:
+            if stat.S_ISLNK(os.stat(directory, follow_symlinks=False).st_mode):
+                return None
         info = os.stat(held_real, follow_symlinks=False)
         if (info.st_dev, info.st_ino) != (device, inode):
             return None
@@ -460,12 +482,18 @@ def _no_symlink_below(real: str, directory: str) -> bool:
     path under it) is now a symlink. The last one's `lstat` alone follows a symlinked parent:
     a kept directory whose parent was moved outside the root, a symlink to it left in its
     place, would still match the directory kept."""
+    return not any(stat.S_ISLNK(os.stat(below, follow_symlinks=False).st_mode) for below in _between(real, directory))
+
+
+def _between(real: str, directory: str) -> tuple[str, ...]:
+    """The directories on the way from the real root `real` down to `directory` (a path under
+    it), neither included: those `_no_symlink_below` checks."""
     prefix = real.rstrip(os.sep)
+    found = []
     for part in directory[len(prefix) :].split(os.sep)[1:-1]:
         prefix = prefix + os.sep + part
-        if stat.S_ISLNK(os.stat(prefix, follow_symlinks=False).st_mode):
-            return False
-    return True
+        found.append(prefix)
+    return tuple(found)
 
 
 def _keep(directory: Directory) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
@@ -124,7 +126,10 @@ class Document(ABC):
 
 def syntax_of(path: Path) -> str | None:
     """The syntax name for a file path by its suffix, or None when fixture-migrate does not read it."""
-    return SYNTAX_BY_SUFFIX.get(path.suffix.lower())
+    # The suffix as `Path.suffix` gives it, from the name's text (asked for every file read).
+    name = os.fspath(path).rpartition(os.sep)[2]
+    dot = name.rfind(".")
+    return SYNTAX_BY_SUFFIX.get(name[dot:].lower() if 0 < dot < len(name) - 1 else "")
 
 
 def load_document(
@@ -143,7 +148,7 @@ def load_document(
     syntax = syntax_of(path)
     if syntax is None:
         raise FixtureError(f"unsupported file type {path.suffix or '(none)'}", code="unsupported")
-    module = importlib.import_module(_MODULES[syntax])
+    module = sys.modules.get(_MODULES[syntax]) or importlib.import_module(_MODULES[syntax])
     if syntax == "python":
         read = functools.partial(module.read, py_names=DEFAULT_PY_NAMES if py_names is None else py_names)
     else:

@@ -15,15 +15,17 @@ from bisect import bisect_right
 from functools import cached_property
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from fixture_migrate.errors import FixtureError, line_col
 from fixture_migrate.formats import BOM, MAX_DEPTH, Document, Unit, decode_text, integer_too_long
-from fixture_migrate.formats.json_text import JNode, JsonStyle, JsonWriter, detect_style, parse_spans
 from fixture_migrate.formats.target import Node, Src
 from fixture_migrate.formats.target import Path as NodePath
 from fixture_migrate.patterns import LazyRegex
+
+if TYPE_CHECKING:  # the span parser and writer are imported where a file is written or placed
+    from fixture_migrate.formats.json_text import JNode, JsonStyle
 
 CHECKS_DEPTH = True
 """`parse_json` refuses nesting deeper than `MAX_DEPTH` itself, placing the error."""
@@ -71,6 +73,23 @@ def _depth(data: Any) -> int:
                     push(item)
         level = below
     return depth
+
+
+_DEEP_LINE = b"\n" + b" " * (2 * MAX_DEPTH)
+"""In orjson's output indented by two spaces, where each member of a container nested `k`
+deep (the top level is 1) starts a line of `2k` spaces: no such line means nothing nests
+`MAX_DEPTH + 1` deep (a container that deep would be a member of one `MAX_DEPTH` deep)."""
+
+
+def _shallow(data: Any) -> bool:
+    """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
+    orjson writing it indented, in C, and one search for a line indented that deep. False
+    says nothing (`_depth` counts then): the search also finds a `MAX_DEPTH`-deep container
+    that has members, and orjson cannot write an integer beyond 64 bits."""
+    try:
+        return _DEEP_LINE not in orjson.dumps(data, option=orjson.OPT_INDENT_2)
+    except TypeError:
+        return False
 
 
 _STRUCTURE = LazyRegex(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -202,7 +221,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     sketch = body.translate(_SKETCH)
     # Before the standard library's recursive parse below. No value can nest deeper than
     # the file has brackets, so most files are cleared by one count, without a walk.
-    if sketch.count(b"[") > MAX_DEPTH and _depth(data) > MAX_DEPTH:
+    if sketch.count(b"[") > MAX_DEPTH and not _shallow(data) and _depth(data) > MAX_DEPTH:
         raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in sketch:
         text = body.decode("utf-8") if text is None else text
@@ -210,6 +229,8 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     if duplicates == "last":
         return data
     if not _no_repeated_key(body, data):
+        from fixture_migrate.formats.json_text import parse_spans
+
         parse_spans(body.decode("utf-8") if text is None else text)  # raises, placing the repeat
     return data
 
@@ -241,10 +262,14 @@ class JsonDocument(Document):
 
     @cached_property
     def spans(self) -> JNode:
+        from fixture_migrate.formats.json_text import parse_spans
+
         return parse_spans(self.text)
 
     @cached_property
     def style(self) -> JsonStyle:
+        from fixture_migrate.formats.json_text import detect_style
+
         return detect_style(self.text, self.spans)
 
     def render(self, targets: list[Node]) -> bytes:
@@ -252,6 +277,8 @@ class JsonDocument(Document):
         if isinstance(target, Src) and target.path == ():
             return self.raw
         root = self.spans
+        from fixture_migrate.formats.json_text import JsonWriter
+
         writer = JsonWriter(self.text, root, self.style)
         new = self.text[: root.start] + writer.render(target, "") + self.text[root.end :]
         return (BOM if self.bom else b"") + new.encode("utf-8")

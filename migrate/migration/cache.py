@@ -56,6 +56,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,8 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.reads import read_fixture, read_head
 from fixture_migrate.files.root import Directory, is_inside, make_directories, open_directory, real_root, resolve_target
 from fixture_migrate.files.writes import TEMP_SUFFIX, write_file
+from fixture_migrate.migration import cache_file
+from fixture_migrate.migration.cache_file import Entries
 from fixture_migrate.migration.status import Status
 
 CACHE_DIR_NAME = ".fixture_migrate_cache"
@@ -237,12 +240,17 @@ class Cache:
     digest = staticmethod(digest)
 
     def __init__(
-        self, path: Path, key: str, entries: dict[str, list[Any]] | None = None, root: Path | None = None
+        self, path: Path, key: str, entries: dict[str, list[Any]] | Entries | None = None, root: Path | None = None
     ) -> None:
         self.path = path
         self.key = key
         self.root = root  # the repo root whose rule writes obey; None for a directory named by the user
-        self.entries = {} if entries is None else entries
+        if not isinstance(entries, Entries):
+            given = entries or {}
+            entries = Entries()
+            for relative, entry in given.items():
+                entries.set(relative, entry)
+        self.entries = entries
         self.repo_root: Path | None = None  # where entries' paths are relative to, to prune them
         self.default_place = False  # `.fixture_migrate_cache` at the root (not a directory named by the user)
         self._changes: dict[str, list[Any] | None] = {}
@@ -257,10 +265,10 @@ class Cache:
         write_root = _write_root(directory, root)
         key = run_key(options)
         path = directory / f"{key}.cache"
-        state, raw = _scan(directory, root, read=path.name)
+        state, entries = _scan(directory, root, read=path.name, load=lambda fd, name: _load_below(fd, name, key))
         if state is None:
             return None
-        found = cls(path, key, _entries(raw, key), root=write_root)
+        found = cls(path, key, entries if isinstance(entries, Entries) else Entries(), root=write_root)
         found.repo_root = root
         found.default_place = not os.environ.get(ENV_VAR)
         return found
@@ -268,10 +276,9 @@ class Cache:
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
         """The entry cached for the file at `relative` whose bytes have `content_digest`
         (see `digest`), or None."""
-        entry = self.entries.get(relative)
-        if entry is None or entry[0] != content_digest.hex():
+        if self.entries.digest_of(relative) != content_digest.hex():
             return None
-        return entry
+        return self.entries.get(relative)
 
     def put(self, relative: str, content_digest: bytes | None, result: Any) -> None:
         """Note the verdict of a file planned (or found in the cache) in this run, from its
@@ -304,18 +311,15 @@ class Cache:
             entries = self.entries
         for relative, entry in self._changes.items():
             if entry is None:
-                entries.pop(relative, None)
+                entries.pop(relative)
             else:
-                entries[relative] = entry
+                entries.set(relative, entry)
         if self.repo_root is not None:
             # Files renamed or removed since: their entries would only grow the file.
             base = str(self.repo_root)
-            entries = {
-                relative: entry
-                for relative, entry in entries.items()
-                if relative in self._changes or os.path.lexists(os.path.join(base, relative))
-            }
-        data = MAGIC + orjson.dumps({"key": self.key, "entries": entries})
+            changes = self._changes
+            entries.keep(lambda relative: relative in changes or os.path.lexists(os.path.join(base, relative)))
+        data = MAGIC + cache_file.dump(self.key, entries)
         try:
             _prepare(self.path.parent, self.root, self.repo_root, default_place=self.default_place)
             write_file(self.path, data, root=self.root)
@@ -338,7 +342,7 @@ MAX_CACHE_BYTES = 1 << 30
 """The largest cache file read (some 5 million files' verdicts); a larger one is ignored."""
 
 
-def _read(path: Path, key: str, root: Path | None) -> dict[str, list[Any]]:
+def _read(path: Path, key: str, root: Path | None) -> Entries:
     """The entries of the cache file at `path`, or none when it is missing, corrupt, of
     another format or of another key; or not a regular file (a pipe is never waited on),
     or, with `root` (the cache at the repo root), reached through a symlink leading
@@ -346,38 +350,17 @@ def _read(path: Path, key: str, root: Path | None) -> dict[str, list[Any]]:
     try:
         raw = read_fixture(path, limit=MAX_CACHE_BYTES, root=root)
     except FixtureError:
-        return {}
+        return Entries()
     return _entries(raw, key)
 
 
-def _entries(raw: bytes, key: str) -> dict[str, list[Any]]:
+def _entries(raw: bytes, key: str) -> Entries:
     """The entries of the bytes of a cache file, or none when they are not a cache of this
-    format and `key` (see `_read`)."""
+    format and `key` (see `_read`): `cache_file.load`, which holds them compact."""
     if not raw.startswith(MAGIC):
-        return {}
-    try:
-        value = orjson.loads(raw[len(MAGIC) :])
-    except orjson.JSONDecodeError:
-        return {}
-    if not isinstance(value, dict) or value.get("key") != key or not isinstance(value.get("entries"), dict):
-        return {}
-    entries = value["entries"]
-    for entry in entries.values():
-        if not (
-            isinstance(entry, list)
-            and len(entry) == 7
-            and isinstance(entry[0], str)
-            and entry[1] in CACHEABLE
-            and isinstance(entry[2], list)
-            and all(isinstance(name, str) for name in entry[2])
-            and type(entry[3]) is int
-            and type(entry[4]) is int
-            and isinstance(entry[5], dict)
-            and all(type(count) is int for count in entry[5].values())
-            and isinstance(entry[6], str)
-        ):
-            return {}
-    return entries
+        return Entries()
+    found = cache_file.load(raw[len(MAGIC) :], key, CACHEABLE)
+    return Entries() if found is None else found
 
 
 GITIGNORE = b"# Created by fixture-migrate: its cache, safe to delete.\n*\n"
@@ -450,9 +433,12 @@ def usable(directory: Path, repo_root: Path) -> str | None:
     return _scan(directory, repo_root)[0]
 
 
-def _scan(directory: Path, repo_root: Path, read: str | None = None) -> tuple[str | None, bytes]:
+def _scan(
+    directory: Path, repo_root: Path, read: str | None = None, load: Callable[[int, str], Any] | None = None
+) -> tuple[str | None, Any]:
     """`usable`'s answer, and the bytes of the file `read` in the directory (empty when it
-    is missing, is no regular file or is too large), read through the same opened directory."""
+    is missing, is no regular file or is too large), read through the same opened directory;
+    with `load`, what `load(directory descriptor, read)` makes of it instead."""
     if _symlinked(directory, repo_root):
         return None, b""
     if not os.path.lexists(directory):
@@ -473,7 +459,7 @@ def _scan(directory: Path, repo_root: Path, read: str | None = None) -> tuple[st
             return None, b""
         raw = b""
         if read is not None and any(entry.name == read and entry.is_file(follow_symlinks=False) for entry in entries):
-            raw = _read_below(opened.fd, read, MAX_CACHE_BYTES)
+            raw = _read_below(opened.fd, read, MAX_CACHE_BYTES) if load is None else load(opened.fd, read)
     return "ours", raw
 
 
@@ -498,6 +484,33 @@ def _read_below(directory_fd: int, name: str, limit: int) -> bytes:
         return b""
     finally:
         os.close(fd)
+
+
+def _load_below(directory_fd: int, name: str, key: str) -> Entries:
+    """The entries of the cache file `name` below `directory_fd`, opened as `_read_below`
+    opens it, and read a block at a time (`cache_file.Loader`): never held whole. A file not
+    in the layout this module writes is read whole, as `_read_below` reads it."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=directory_fd)
+    except OSError:
+        return Entries()
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
+            return Entries()
+        loader = cache_file.Loader(MAGIC + cache_file.header(key), CACHEABLE)
+        total = 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > MAX_CACHE_BYTES:
+                return Entries()
+            loader.feed(chunk)
+        found = loader.finish()
+    except OSError:
+        return Entries()
+    finally:
+        os.close(fd)
+    return found if found is not None else _entries(_read_below(directory_fd, name, MAX_CACHE_BYTES), key)
 
 
 def _cache_made(entry: os.DirEntry[str], directory_fd: int) -> bool:

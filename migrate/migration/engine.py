@@ -12,13 +12,14 @@ other files go on.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixture_migrate.claiming.territory import forget_places
-from fixture_migrate.claiming.rules import Claim, Verdict, decide, is_local, python_records
+from fixture_migrate.claiming.rules import Claim, Verdict, decide, is_local, proven_unchanged, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.claiming.registry import Registry, migration_registry
 from fixture_migrate.contract import rules as c
@@ -295,7 +296,7 @@ class Engine:
             adapter = self.registry.detect(unit)
             if adapter is not None and not is_local(adapter, unit):
                 raise error
-        included = self._included(document.path)
+        included = functools.cache(lambda: self._included(document.path))  # asked by the rules after the first
         return [
             decide(
                 self.registry,
@@ -418,6 +419,9 @@ class Engine:
 
     def _plan(self, path: Path, raw: bytes) -> FileResult:
         document = load_document(path, raw, py_names=self.options.py_names)
+        if (proven := proven_unchanged(self.registry, document)) is not None:  # no claim rule, mapper or check
+            names = [claim.adapter.name for claim in proven]  # type: ignore[union-attr]
+            return FileResult(path, Status.UNCHANGED, names, reason="; ".join(claim.reason for claim in proven))
         claims = self.decide(document)
         adapters = [claim.adapter for claim in claims]
         if all(adapter is None for adapter in adapters):

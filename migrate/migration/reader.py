@@ -170,13 +170,17 @@ class Reader:
             if adapter is None or unit.shape != "payload":
                 continue
             data = unit.data
-            key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
-            if key is None:
-                continue
-            for i, entry in enumerate(data[key]):
+            key = "cases" if isinstance(data.get("cases"), list) else "examples"
+            entries = data.get(key)
+            if not isinstance(entries, list) or _DICT_ONLY.issuperset(map(type, entries)):
+                continue  # no case list, or every case a plain dict (told in C)
+            for i, entry in enumerate(entries):
                 if not isinstance(entry, dict):
                     found.append((i + 1, loaded.document.locate(index, (key, i))))
         return found
+
+
+_DICT_ONLY = frozenset((dict,))
 
 
 class CaseOrigin(Record):

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from fixture_migrate.adapting.protocol import FamilyAdapter
 from fixture_migrate.claiming.registry import Registry
 from fixture_migrate.errors import FixtureError
@@ -125,3 +128,88 @@ def test_first_changed_line(old, new, line):
 def test_options_context_infers_nothing_itself(tmp_path: Path):
     context = Options(repo_root=tmp_path, skill="given").context(tmp_path / "skills" / "x" / "evals" / "a.json")
     assert (context.source_file, context.skill) == ("skills/x/evals/a.json", "given")
+
+
+# The canonical fast path (`claiming.rules.proven_unchanged`, before any claim rule or mapper)
+# against the full path: payloads near
+# the canonical shape, members at home or not, in JSON and YAML.
+
+CANONICAL_VERSION = "spec-first.workflow-eval-fixtures.v1"
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", " ", "x", "trigger", "a b"]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["k", "name", "id"]), inner, max_size=2), max_leaves=6)
+_CASE_MEMBERS = st.sampled_from(
+    ["id", "input", "coverage_tags", "expected_outcome", "boundary_note", "forbidden_signals", "source_refs",
+     "source_ref_authority", "extensions", "name", "user_intent", "expected", "negative_signal", "must_find"]
+)  # fmt: skip
+_FILE_MEMBERS = st.sampled_from(
+    ["skill", "description", "source_refs", "source_ref_authority", "coverage_tags", "extensions", "examples", "notes"]
+)
+_AT_HOME_CASE = st.dictionaries(
+    st.sampled_from(["id", "input", "coverage_tags", "expected_outcome", "extensions"]), _VALUES, min_size=1
+)
+_CASE = st.one_of(st.dictionaries(_CASE_MEMBERS, _VALUES, max_size=6), _AT_HOME_CASE, _AT_HOME_CASE, _SCALARS)
+
+
+@st.composite
+def near_canonical(draw: st.DrawFn) -> dict:
+    version = st.sampled_from([CANONICAL_VERSION, CANONICAL_VERSION, CANONICAL_VERSION, "prompt-examples/v1", None])
+    payload = {"schema_version": draw(version)}
+    if not draw(st.integers(0, 5)):
+        del payload["schema_version"]
+    payload.update(draw(st.dictionaries(_FILE_MEMBERS, _VALUES, max_size=3)))
+    if draw(st.integers(0, 4)):
+        payload["cases"] = draw(st.lists(_CASE, max_size=4))
+    elif draw(st.booleans()):
+        payload["cases"] = draw(_VALUES)
+    return payload
+
+
+def _outcome(result) -> tuple:
+    error = result.error
+    fields = [getattr(result, name) for name in result.__slots__ if name not in ("path", "error")]
+    return (*fields, None if error is None else (error.code, error.message, error.line, error.column))
+
+
+@given(payload=near_canonical(), syntax=st.sampled_from(["json", "yaml"]), where=st.sampled_from(["skills/demo/evals/f", "data/f"]))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_canonical_fast_path_plans_what_the_full_path_plans(tmp_path, monkeypatch, payload, syntax, where):
+    import json
+
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n" if syntax == "json" else _yaml(payload)
+    path = tmp_path / f"{where}.{syntax}"
+    fast = Engine(Options(repo_root=tmp_path)).plan_bytes(path, text.encode("utf-8"))
+    with monkeypatch.context() as patched:
+        patched.setattr(engine_module, "proven_unchanged", lambda registry, document: None)
+        full = Engine(Options(repo_root=tmp_path)).plan_bytes(path, text.encode("utf-8"))
+    assert _outcome(fast) == _outcome(full)
+
+
+def _yaml(payload: dict) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    out = io.StringIO()
+    YAML().dump(payload, out)
+    return out.getvalue()
+
+
+def test_the_canonical_fast_path_runs_no_mapper_and_stops_at_a_stray_member(tmp_path, monkeypatch):
+    from fixture_migrate.adapting.case_mapper import CaseMapper
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the mapper ran")
+
+    monkeypatch.setattr(CaseMapper, "map_file", refuse)
+    engine = Engine(Options(repo_root=tmp_path))
+    unchanged = engine.plan_bytes(tmp_path / "a.json", CANONICAL)
+    assert (unchanged.status, unchanged.adapters, unchanged.reason) == (
+        "unchanged",
+        ["canonical"],
+        f"schema_version {CANONICAL_VERSION!r}",
+    )
+    stray = CANONICAL.replace(b'"input": "x"', b'"input": "x", "must_find": 1')
+    assert engine.plan_bytes(tmp_path / "a.json", stray).error.message == "internal error: AssertionError: the mapper ran"
+    monkeypatch.undo()
+    moved = Engine(Options(repo_root=tmp_path)).plan_bytes(tmp_path / "a.json", stray)
+    assert (moved.status, moved.to_extensions) == ("changed", {"canonical": 1})

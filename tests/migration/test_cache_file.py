@@ -1,0 +1,106 @@
+"""`fixture_migrate.migration.cache_file`: entries held compact read back as they were written,
+and a file read in chunks (or fed a block at a time) gives what reading it whole gives."""
+
+from __future__ import annotations
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fixture_migrate.migration import cache_file
+from fixture_migrate.migration.cache_file import Entries, Loader
+
+STATUSES = ("unchanged", "not_fixture", "changed")
+KEY = "0123456789abcdef0123456789abcdef"
+
+_TEXT = st.text(alphabet=st.sampled_from('ab/é\n\\",:{}[] \t'), max_size=8)
+_DIGEST = st.one_of(
+    st.integers(0, 2**128 - 1).map(lambda n: f"{n:032x}"),
+    st.sampled_from(["", "00", "DIGEST", "0" * 31 + "G", "F" * 32]),  # kept as read
+)
+_ENTRY = st.tuples(
+    _DIGEST,
+    st.sampled_from(STATUSES),
+    st.lists(_TEXT, max_size=2),
+    st.integers(0, 9),
+    st.integers(1, 9),
+    st.dictionaries(_TEXT, st.integers(0, 3), max_size=2),
+    _TEXT,
+).map(list)
+_ENTRIES = st.lists(st.tuples(_TEXT, _ENTRY), max_size=30)
+
+
+def whole(body: bytes) -> dict:
+    """The entries as a JSON reader reads the document."""
+    value = orjson.loads(body)
+    assert value["key"] == KEY
+    return value["entries"]
+
+
+def as_dict(entries: Entries) -> dict:
+    return dict(entries.items())
+
+
+@given(_ENTRIES, st.integers(1, 200))
+def test_what_is_written_reads_back_the_same_in_chunks_and_fed_in_blocks(pairs, block):
+    entries = Entries()
+    for relative, entry in pairs:
+        entries.set(relative, entry)
+    body = cache_file.dump(KEY, entries)
+    expected = dict(pairs)  # a path set twice keeps its place and its last entry
+    assert whole(body) == expected and list(whole(body)) == list(expected)
+    chunk_bytes = cache_file.CHUNK_BYTES
+    try:
+        cache_file.CHUNK_BYTES = block  # chunks of a few entries: every cut is exercised
+        loaded = cache_file.load(body, KEY, STATUSES)
+    finally:
+        cache_file.CHUNK_BYTES = chunk_bytes
+    assert loaded is not None and as_dict(loaded) == expected and list(loaded) == list(expected)
+    loader = Loader(b"magic\n" + cache_file.header(KEY), STATUSES)
+    data = b"magic\n" + body
+    for start in range(0, len(data), block):
+        loader.feed(data[start : start + block])
+    fed = loader.finish()
+    assert fed is not None and as_dict(fed) == expected
+
+
+@given(_ENTRIES)
+def test_a_document_of_another_layout_is_read_whole_with_the_same_answer(pairs):
+    body = orjson.dumps({"key": KEY, "entries": dict(pairs)}, option=orjson.OPT_INDENT_2)
+    loaded = cache_file.load(body, KEY, STATUSES)
+    assert loaded is not None and as_dict(loaded) == dict(pairs)
+    loader = Loader(cache_file.header(KEY), STATUSES)
+    loader.feed(body)
+    assert loader.finish() is None  # the caller reads it whole then
+
+
+def test_a_bad_entry_anywhere_voids_the_file_and_another_key_is_no_cache_of_this_one():
+    good = ["0" * 32, "unchanged", ["canonical"], 0, 1, {}, "r"]
+    entries = Entries()
+    for n in range(50):
+        entries.set(f"f{n}.json", good)
+    body = cache_file.dump(KEY, entries)
+    bad = body.replace(b'"f49.json":["' + b"0" * 32 + b'","unchanged"', b'"f49.json":["' + b"0" * 32 + b'","written"')
+    assert bad != body
+    assert len(cache_file.load(bad, KEY, STATUSES)) == 0
+    loader = Loader(cache_file.header(KEY), STATUSES)
+    loader.feed(bad)
+    assert len(loader.finish()) == 0
+    assert len(cache_file.load(body, "f" * 32, STATUSES)) == 0
+    assert len(cache_file.load(body[:-1], KEY, STATUSES)) == 0  # truncated: not JSON
+    assert len(cache_file.load(body, KEY, STATUSES)) == 50
+
+
+def test_entries_share_one_verdict_and_hand_out_their_own_containers():
+    entries = Entries()
+    for n in range(3):
+        entries.set(f"f{n}.json", [f"{n:032x}", "changed", ["a"], 2, 3, {"a": 1}, "why"])
+    first = entries.get("f0.json")
+    first[2].append("mutated")
+    first[5]["b"] = 2
+    assert entries.get("f0.json") == ["0" * 32, "changed", ["a"], 2, 3, {"a": 1}, "why"]
+    assert entries.digest_of("f2.json") == "0" * 31 + "2" and entries.digest_of("g.json") is None
+    assert len(entries._verdicts) == 1
+    entries.pop("f1.json")
+    entries.keep(lambda relative: relative != "f2.json")
+    assert list(entries) == ["f0.json"]
