@@ -213,6 +213,18 @@ def _root(repo_root: PathLike | None, near: Path) -> Path:
     return find_repo_root(start if start.is_dir() else start.parent)
 
 
+def _root_holding(repo_root: PathLike | None, paths: list[Path]) -> Path:
+    """The repo root of a call naming `paths`: `repo_root` as given, else the root found to
+    hold them (`files.paths.root_for_paths`, as the command line finds it); where no one
+    root holds them, the current directory's, and the paths outside it are refused."""
+    from fixture_migrate.files.paths import find_repo_root, root_for_paths
+
+    if repo_root is not None:
+        return Path(repo_root).resolve()
+    cwd = Path(os.getcwd())
+    return root_for_paths(paths, cwd) or find_repo_root(cwd)
+
+
 def _engine(root: Path, skill: str | None) -> Any:
     """An engine with no configuration: `root`, `skill`, the default fixture names."""
     from fixture_migrate.migration.engine import Engine, Options
@@ -229,11 +241,13 @@ def _configured(near: Path, repo_root: PathLike | None, skill: str | None) -> An
     from fixture_migrate.config import ConfigError, resolve
     from fixture_migrate.migration.engine import Engine
 
-    start = Path(near)
+    start = Path(os.path.abspath(near))
     folder = start if start.is_dir() else start.parent
     if not folder.is_dir():
         folder = Path(os.getcwd())
-    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill}
+    # `near` named as the command line names a PATH: the root found holds it, lexically (a
+    # symlinked folder on its way does not move the root to where the link leads).
+    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill, "paths": [start]}
     try:
         settings = resolve("migrate", params, (), cwd=folder)
     except ConfigError as error:
@@ -576,10 +590,8 @@ def import_file(
     paths = _paths(sources)
     _file_names(*paths, dest, repo_root)
     target = Path(dest)
-    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
-    request = ImportRequest(
-        sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=repo_root is not None
-    )
+    root = _root_holding(repo_root, [target])
+    request = ImportRequest(sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=True)
     try:
         planned = plan_import(request)
     except ImportFailed as failure:
@@ -644,9 +656,9 @@ def export_file(
     files = _paths(paths)
     _file_names(*files, dest, repo_root)
     target = Path(dest)
-    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
+    root = _root_holding(repo_root, [*files, target])
     try:
-        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=repo_root is not None)
+        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=True)
         planned = plan_export(request)
     except ImportFailed as failure:
         where, error = failure.errors[0]

@@ -49,7 +49,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
 from fixture_migrate.migration.engine import Options
 from fixture_migrate.files.ignore import GitIgnore
-from fixture_migrate.files.paths import find_repo_root, relative_source
+from fixture_migrate.files.paths import find_repo_root, relative_source, root_for_paths
 from fixture_migrate.files.walk import iter_files
 from fixture_migrate.slots import Record
 
@@ -229,7 +229,7 @@ class ConfiguredOptions(Options):
         root_given: bool = False,
     ) -> None:
         super().__init__(repo_root, skill, py_names)
-        self.root_given = root_given  # named by --repo-root or `repo-root`: see `files.root.check_inside`
+        self.root_given = root_given  # check named paths against the root: see `files.root.check_inside`
         self.skills = skills
         self.selection = selection
         self.config_path = config_path
@@ -467,6 +467,15 @@ def _globs(values: Any) -> list[str]:
     return [part.strip() for value in values or () for part in str(value).split(",") if part.strip()]
 
 
+def _root_paths(command: str, params: Mapping[str, Any]) -> list[Path]:
+    """The named paths the root found for `command` must hold: its PATHS and DEST, but not
+    an `import` SRC (one outside the root is read when `--source-ref` says how to cite it)."""
+    named = [] if command == "import" else list(params.get("paths") or ())
+    if params.get("out") is not None:
+        named.append(params["out"])
+    return [Path(os.fspath(path)) for path in named]
+
+
 def resolve(
     command: str,
     params: Mapping[str, Any],
@@ -487,10 +496,17 @@ def resolve(
     given = set(given)
     path: Path | None = config_file
     table: dict[str, Any] = {}
+    named = _root_paths(command, params)
+    found_root = None if params.get("repo_root") is not None else root_for_paths(named, cwd)
+    start = cwd
+    if found_root is not None and config_file is None and found_root != find_repo_root(cwd):
+        # The named paths lie outside the current directory's repository: its configuration
+        # is not theirs. Found from where they are, as the API finds it for a file.
+        start = found_root
     if config_file is not None:
         table = read_config(config_file)
     else:
-        found = _find_config(cwd)
+        found = _find_config(start)
         if found is not None:
             path, raw, table = found
             _check(path, raw, table)
@@ -510,7 +526,7 @@ def resolve(
         if not root.is_dir():
             raise ConfigError(f"{path}: repo-root {table['repo-root']!r} is not a directory ({root})")
     else:
-        root = find_repo_root(cwd)
+        root = found_root if found_root is not None else find_repo_root(cwd)
 
     skill_value = table.get("skill")
     skills: tuple[tuple[Glob, str], ...] = ()
@@ -554,7 +570,9 @@ def resolve(
         selection=selection,
         config_path=path,
         families=families,
-        root_given=repo_root is not None or "repo-root" in table,
+        # Named, or found to hold every named path: each is checked against it either way
+        # (`files.root.check_inside`), whatever its spelling.
+        root_given=True,
         **extra,
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]
