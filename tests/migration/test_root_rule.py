@@ -175,6 +175,24 @@ def _codes(done) -> set[str]:
     return set(re.findall(r"\[([a-z_]+)\]", done.out + done.err))
 
 
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_consumers_refuses_a_named_path_outside_the_root(tree, monkeypatch, capsys, kind):
+    path, code = spelling(kind, tree, "o.json")
+    before = _outside_state(tree)
+    done = run_cli(["consumers", "--fix", "--repo-root", ".", path], tree, monkeypatch, capsys)
+    assert done.code == 2 and code in _codes(done), done
+    assert _outside_state(tree) == before
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_an_export_path_outside_the_root_is_refused(tree, monkeypatch, capsys, kind):
+    (tree.parent / "outside" / "canon.json").write_text(CANONICAL)
+    path, code = spelling(kind, tree, "canon.json")
+    done = run_cli(["export", path, "--to", "inspect", "--out", "n.jsonl", "--repo-root", "."], tree, monkeypatch, capsys)
+    assert done.code == 2 and code in _codes(done), done
+    assert not (tree / "n.jsonl").exists()
+
+
 # --- a root found, not named ------------------------------------------------------------------
 
 
