@@ -193,6 +193,18 @@ def test_an_export_path_outside_the_root_is_refused(tree, monkeypatch, capsys, k
     assert not (tree / "n.jsonl").exists()
 
 
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_every_spelling_of_a_source_ref_outside_the_root_is_refused(tree, monkeypatch, capsys, kind):
+    ref, code = spelling(kind, tree, "o.json")
+    args = ["import", "skills/demo/evals/samples.jsonl", "--skill", "math", "--out", "evals/new.json"]
+    for authority in ("source", "historical"):
+        done = run_cli(
+            [*args, "--source-ref", ref, "--source-ref-authority", authority, "--repo-root", "."], tree, monkeypatch, capsys
+        )
+        assert done.code == 2 and code in _codes(done), done
+        assert not (tree / "evals" / "new.json").exists()
+
+
 # --- a root found, not named ------------------------------------------------------------------
 
 
