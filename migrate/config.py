@@ -467,6 +467,23 @@ def _globs(values: Any) -> list[str]:
     return [part.strip() for value in values or () for part in str(value).split(",") if part.strip()]
 
 
+def _symlink_out(base: Path, glob: str, root: Path) -> str | None:
+    """The first folder of the literal head of `glob` (the parts before one with `*`, `?` or
+    `[`) that is a symlink leading outside the real `root`, as written; else None."""
+    real_root = os.path.realpath(root)
+    parts = [part for part in glob.replace("\\", "/").split("/") if part not in ("", ".")]
+    here = os.path.abspath(base)
+    for index, part in enumerate(parts[:-1]):
+        if any(ch in part for ch in "*?["):
+            break
+        here = os.path.normpath(os.path.join(here, part))
+        if os.path.islink(here):
+            real = os.path.realpath(here)
+            if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+                return "/".join(parts[: index + 1])
+    return None
+
+
 def _root_paths(command: str, params: Mapping[str, Any]) -> list[Path]:
     """The named paths the root found for `command` must hold: its PATHS and DEST, but not
     an `import` SRC (one outside the root is read when `--source-ref` says how to cite it)."""
@@ -546,6 +563,12 @@ def resolve(
             raise ConfigError(
                 f"{path}: include {glob!r} lies outside the repo root ({top}) [path_outside_repo]; "
                 "globs are relative to the configuration's folder and stay inside the root"
+            )
+        link = _symlink_out(base, glob, root)
+        if link is not None:
+            raise ConfigError(
+                f"{path}: include {glob!r} leads outside the repo root ({top}) through the symlink {link} "
+                "[symlink_outside_repo]; walks never follow it, so name the folder it leads to inside the root"
             )
     # As ruff: --exclude replaces the configured `exclude`, --extend-exclude and
     # `extend-exclude` add to it; each flag is repeatable and takes comma-separated globs.

@@ -205,6 +205,30 @@ def test_every_spelling_of_a_source_ref_outside_the_root_is_refused(tree, monkey
         assert not (tree / "evals" / "new.json").exists()
 
 
+INCLUDES = {
+    "dotdot": ("../outside/*.json", "path_outside_repo"),
+    "inner-dotdot": ("skills/../../outside/*.json", "path_outside_repo"),
+    "absolute": ("{outside}/*.json", "path_outside_repo"),
+    "symlink": ("link/*.json", "symlink_outside_repo"),
+}
+EVERY_COMMAND = [
+    *COMMANDS,
+    ["import", "skills/demo/evals/samples.jsonl", "--skill", "m", "--out", "new.json"],
+    ["export", "skills/demo/evals/canonical.json", "--to", "inspect", "--out", "n.jsonl"],
+]
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("command", EVERY_COMMAND, ids=lambda c: "-".join(c[:2]))
+def test_every_command_refuses_an_include_outside_the_root(tree, monkeypatch, capsys, command, kind):
+    glob, code = INCLUDES[kind]
+    glob = glob.format(outside=tree.parent / "outside")
+    (tree / "pyproject.toml").write_text(f'[tool.fixture-migrate]\ninclude = ["{glob}"]\n')
+    done = run_cli([*command, *([] if command[0] in ("import", "export") else ["."])], tree, monkeypatch, capsys)
+    assert done.code == 2 and code in _codes(done), done
+    assert not (tree / "new.json").exists() and not (tree / "n.jsonl").exists()
+
+
 # --- a root found, not named ------------------------------------------------------------------
 
 
