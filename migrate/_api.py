@@ -532,7 +532,10 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
     `node_modules` and virtualenvs skipped, symlinked directories not followed), and the
     `include`/`exclude` globs of the nearest `[tool.fixture-migrate]` table above
     `repo_root` (default: the current directory) apply. Whether a file is a fixture is
-    for `plan_file` to say. No path: the current directory.
+    for `plan_file` to say. No path: the current directory. A path the root rule refuses
+    (outside the root, or a symlink leading out of it) raises `MigrationError` with its
+    code; a file a walk meets that the rule refuses, or a path that does not exist, is
+    left out.
 
     >>> import fixture_migrate, pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -550,7 +553,25 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
         settings = resolve("migrate", params, (), cwd=start)
     except ConfigError as error:
         raise MigrationError(str(error), code="config") from None
-    return [path for path, error in iter_selected(settings.paths, settings.options) if error is None]
+    from fixture_migrate.files.root import resolve_target
+
+    named = set(settings.paths)
+    found = []
+    for path, error in iter_selected(settings.paths, settings.options):
+        if error is None:
+            try:
+                # A file the run would refuse to read is none of the files it reads.
+                resolve_target(path, settings.options.repo_root)
+            except FixtureError as refused:
+                error = refused
+        if error is not None and error.code in _ROOT_RULE_CODES and path in named:
+            raise MigrationError.of(error, path)
+        if error is None:
+            found.append(path)
+    return found
+
+
+_ROOT_RULE_CODES = frozenset({"path_outside_repo", "symlink_outside_repo", "symlink_loop"})
 
 
 def import_file(

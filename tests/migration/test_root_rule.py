@@ -229,6 +229,55 @@ def test_every_command_refuses_an_include_outside_the_root(tree, monkeypatch, ca
     assert not (tree / "new.json").exists() and not (tree / "n.jsonl").exists()
 
 
+def _promptfoo_tree(tree: Path, kind: str) -> Path:
+    outside = tree.parent / "outside"
+    (outside / "t.yaml").write_text("- vars: {q: secret}\n")
+    config = tree / "evals" / "promptfooconfig.yaml"
+    config.parent.mkdir()
+    (config.parent / "link").symlink_to(outside, target_is_directory=True)
+    ref = {
+        "dotdot": "../../outside/t.yaml",
+        "inner-dotdot": "link/../../../outside/t.yaml",
+        "absolute": str(outside / "t.yaml"),
+        "symlink": "link/t.yaml",
+    }[kind]
+    config.write_text(f"prompts: [x]\ntests: file://{ref}\n")
+    return config
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["repo-root", "found-root"])
+@pytest.mark.parametrize("kind", SPELLINGS)
+def test_every_spelling_of_a_promptfoo_reference_outside_is_refused(tree, monkeypatch, capsys, kind, named):
+    _promptfoo_tree(tree, kind)
+    args = ["import", "evals/promptfooconfig.yaml", "--skill", "m", "--out", "evals/new.json"]
+    done = run_cli([*args, *(["--repo-root", "."] if named else [])], tree, monkeypatch, capsys)
+    assert done.code == 2 and "ref_outside" in _codes(done), done
+    assert "secret" not in done.out + done.err
+    assert not (tree / "evals" / "new.json").exists()
+
+
+def _more_api_calls(root: Path, path: str):
+    return {
+        "find_consumers": lambda: fixture_migrate.find_consumers(path, repo_root=root, fix=True),
+        "fixture_files": lambda: fixture_migrate.fixture_files(path, repo_root=root),
+        "export_file-path": lambda: fixture_migrate.export_file(path, "n.jsonl", to="inspect", repo_root=root),
+    }
+
+
+@pytest.mark.parametrize("kind", SPELLINGS)
+@pytest.mark.parametrize("name", ["find_consumers", "fixture_files", "export_file-path"])
+def test_the_other_api_functions_refuse_a_path_outside_the_root(tree, monkeypatch, kind, name):
+    monkeypatch.chdir(tree)
+    (tree.parent / "outside" / "canon.json").write_text(CANONICAL)
+    path, code = spelling(kind, tree, "canon.json" if name == "export_file-path" else "o.json")
+    before = _outside_state(tree)
+    with pytest.raises(fixture_migrate.MigrationError) as raised:
+        _more_api_calls(tree, path)[name]()
+    assert raised.value.code == code
+    assert _outside_state(tree) == before
+    assert not (tree / "n.jsonl").exists()
+
+
 # --- a root found, not named ------------------------------------------------------------------
 
 
