@@ -234,10 +234,16 @@ def line_column(text: str, offset: int, starts: list[int] | None = None) -> tupl
 
 
 def line_starts(text: str) -> list[int]:
-    """The offset where each line of `text` starts (a line ends with `\\n`)."""
-    starts = [0]
-    index = text.find("\n")
-    while index != -1:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
+    """The offset where each line of `text` starts. A line ends with `\\n`, `\\r\\n` or a lone
+    `\\r`, as libcst's positions (and Python's tokenizer) count lines: edits placed by them
+    land on the right characters in a module with CR or mixed line endings."""
+    if "\r" not in text:
+        starts = [0]
+        index = text.find("\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        return starts
+    import re
+
+    return [0, *(match.end() for match in re.finditer(r"\r\n?|\n", text))]
