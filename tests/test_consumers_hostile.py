@@ -90,3 +90,44 @@ def test_a_cr_only_script_is_reported_at_its_own_line(tmp_path, capsys):
     assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("tools/c.js:3:13: member: `user_intent`"), lines
+
+
+# --- files that are not code -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        pytest.param("notes.txt", f'const data = require("{FIXTURE}");\nconsole.log(data.examples[0].user_intent);\n', id="txt"),
+        pytest.param("README.md", f'x = require("{FIXTURE}")\nx.examples\n', id="markdown"),
+        pytest.param("bin/run", f'#!/usr/bin/env node\nconst d = require("{FIXTURE}");\nd.examples;\n', id="no-suffix"),
+    ],
+)
+def test_a_named_file_that_is_not_code_by_its_suffix_is_never_rewritten(tmp_path, capsys, name, text):
+    """A file named on the command line was read as JavaScript whatever its suffix, and
+    rewritten when it happened to parse: a text file, a document, a script of any language."""
+    root = _repo(tmp_path)
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text(text)
+    _fix(root, name)
+    assert (root / name).read_text() == text
+    assert f"{name}:" not in capsys.readouterr().out
+
+
+def test_a_named_fixture_is_not_read_as_consumer_code(tmp_path, capsys):
+    """Naming the fixture itself (so the model holds it) reported it as a JavaScript
+    'writer' of a legacy fixture, and the run exited 1 for a site that is not code."""
+    root = _repo(tmp_path)
+    (root / "tools/c.py").write_text(PY)
+    code = main(["consumers", "--repo-root", str(root), str(root / FIXTURE), str(root / "tools/c.py")])
+    out = capsys.readouterr().out
+    assert not [line for line in out.splitlines() if line.startswith(FIXTURE)], out
+    assert code == 1 and out.startswith("tools/c.py:8:12:"), out
+
+
+def test_the_api_never_rewrites_a_named_file_that_is_not_code(tmp_path):
+    root = _repo(tmp_path)
+    text = f'const data = require("{FIXTURE}");\nconsole.log(data.examples[0].user_intent);\n'
+    (root / "notes.txt").write_text(text)
+    found = fixture_migrate.find_consumers(root / "skills", root / "notes.txt", repo_root=root, fix=True)
+    assert found == [] and (root / "notes.txt").read_text() == text

@@ -105,11 +105,13 @@ def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[
 def code_files(paths: Iterable[Path], root: Path) -> Iterator[Path]:
     """The Python, JavaScript and TypeScript files under `paths`, in sorted order: a walk
     skips hidden directories, `node_modules` and the like, and what `.gitignore` ignores;
-    a file named directly is yielded whatever its suffix."""
+    a file named directly is yielded when its suffix is one of `CODE_SUFFIXES` too (a
+    fixture, a text file or a script without a suffix, named so, is no code this reads:
+    reading it as JavaScript would rewrite whatever happened to parse)."""
     ignore = GitIgnore(root)
     for path in paths:
         if not path.is_dir():
-            if path.is_file():
+            if path.suffix in CODE_SUFFIXES and path.is_file():
                 yield path
             continue
         for directory, dirs, names in os.walk(path):
