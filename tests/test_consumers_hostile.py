@@ -131,3 +131,43 @@ def test_the_api_never_rewrites_a_named_file_that_is_not_code(tmp_path):
     (root / "notes.txt").write_text(text)
     found = fixture_migrate.find_consumers(root / "skills", root / "notes.txt", repo_root=root, fix=True)
     assert found == [] and (root / "notes.txt").read_text() == text
+
+
+# --- encodings ---------------------------------------------------------------------------------
+
+
+def test_python_that_declares_another_encoding_is_not_rewritten(tmp_path, capsys):
+    """A latin-1 module was read as UTF-8 and rewritten in UTF-8: the read of `größe`
+    (written `"gr\\xf6\\xdfe"`) became a literal Python then decodes as latin-1, `grÃ¶ÃŸe`,
+    so the fixed code read a key no fixture has."""
+    root = _repo(tmp_path)
+    source = PY.replace('["user_intent"]', '["gr\\xf6\\xdfe"]').encode()
+    source = b"# -*- coding: latin-1 -*-\n" + source
+    (root / "tools/c.py").write_bytes(source)
+    assert _run_python(source, root) == "L"
+    _fix(root)
+    after = (root / "tools/c.py").read_bytes()
+    assert _run_python(after, root) == "L"
+    assert after == source
+    assert "tools/c.py: not read" in capsys.readouterr().err and "latin-1" in after.decode("latin-1")
+
+
+def test_a_named_python_file_in_another_encoding_is_an_error(tmp_path, capsys):
+    root = _repo(tmp_path)
+    source = b"# coding: cp1252\n" + PY.encode()
+    (root / "tools/c.py").write_bytes(source)
+    assert _fix(root, "tools/c.py") == 2
+    assert "cp1252" in capsys.readouterr().err
+    assert (root / "tools/c.py").read_bytes() == source
+
+
+@pytest.mark.parametrize("cookie", [b"# -*- coding: utf-8 -*-\n", b"# vim: set fileencoding=utf-8 :\n", b""])
+def test_python_in_utf8_with_or_without_a_cookie_or_bom_is_rewritten(tmp_path, capsys, cookie):
+    root = _repo(tmp_path)
+    for name, head in (("c.py", b""), ("bom.py", b"\xef\xbb\xbf")):
+        (root / "tools" / name).write_bytes(head + cookie + PY.encode())
+    assert _fix(root) == 0, capsys.readouterr().err
+    for name in ("c.py", "bom.py"):
+        after = (root / "tools" / name).read_bytes()
+        assert after.startswith(b"\xef\xbb\xbf" if name == "bom.py" else cookie or b"import")
+        assert b'"cases"' in after and _run_python(after, root) == "do it"

@@ -136,8 +136,21 @@ def _language(path: Path) -> str:
 
 def read_code(path: Path, root: Path) -> tuple[bytes, str]:
     """The bytes of the source file `path` (bounded, under the root rule) and its text.
-    Raises `FixtureError` when it cannot be read or is not UTF-8."""
+    Raises `FixtureError` when it cannot be read or is not UTF-8 (a Python module whose
+    coding cookie names another encoding included: read as UTF-8 and rewritten so, its
+    edited literals would mean other strings to Python)."""
     raw = read_fixture(path, limit=MAX_CODE_BYTES, root=root)
+    if _language(path) == "python" and b"coding" in raw[:4096]:
+        from fixture_migrate.formats.python_format import PythonSource
+
+        try:
+            encoding = PythonSource(raw).encoding
+        except FixtureError as error:
+            raise FixtureError(error.message, code="io") from None
+        if encoding != "utf-8":
+            raise FixtureError(
+                f"its coding cookie declares {encoding}: only UTF-8 code is read and rewritten", code="io"
+            )
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
