@@ -729,6 +729,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
     from fixture_migrate.config import iter_selected
     from fixture_migrate.consumers.findings import FIX, References
     from fixture_migrate.consumers.run import code_files, find_in_text, fixed_text, fixture_moves, read_code
+    from fixture_migrate.files.hard_links import HardLinks
     from fixture_migrate.files.writes import write_atomic
 
     from fixture_migrate.consumers.run import targets_inside
@@ -743,6 +744,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
     fixtures = [path for path, error in iter_selected(targets, engine.options) if error is None]
     model, _ = fixture_moves(engine, fixtures)
     refs = References(model)
+    hard_links = HardLinks(root)
     found: list[Any] = []
     for path in code_files(targets, root) if model else ():
         try:
@@ -750,7 +752,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
             if fix:
                 new_text, findings = fixed_text(path, text, refs, root)
                 if new_text != text and any(f.who == FIX for f in findings):
-                    write_atomic(path, new_text.encode("utf-8"), original=raw, root=root)
+                    write_atomic(path, new_text.encode("utf-8"), original=raw, root=root, hard_links=hard_links)
             else:
                 findings = find_in_text(path, text, refs, root)
         except FixtureError as error:

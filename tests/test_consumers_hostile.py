@@ -171,3 +171,56 @@ def test_python_in_utf8_with_or_without_a_cookie_or_bom_is_rewritten(tmp_path, c
         after = (root / "tools" / name).read_bytes()
         assert after.startswith(b"\xef\xbb\xbf" if name == "bom.py" else cookie or b"import")
         assert b'"cases"' in after and _run_python(after, root) == "do it"
+
+
+# --- hard links, symlinks, timing --------------------------------------------------------------
+
+
+def test_a_hard_linked_consumer_inside_the_root_is_rewritten_under_every_name(tmp_path, capsys):
+    """Every name of a hard-linked file inside the root is rewritten, as `migrate` does;
+    the codemod refused it as `hard_link_outside_repo` with "no repo root to find them in"."""
+    root = _repo(tmp_path)
+    (root / "tools/c.py").write_text(PY)
+    os.link(root / "tools/c.py", root / "tools/d.py")
+    assert _fix(root, "tools/c.py") == 0, capsys.readouterr().err
+    first, second = root / "tools/c.py", root / "tools/d.py"
+    assert first.read_text() != PY and first.read_text() == second.read_text()
+    assert os.path.samefile(first, second)
+
+
+def test_a_consumer_hard_linked_outside_the_root_is_refused(tmp_path, capsys):
+    root = _repo(tmp_path)
+    outside = tmp_path / "outside.py"
+    outside.write_text(PY)
+    os.link(outside, root / "tools/c.py")
+    assert _fix(root, "tools/c.py") == 2
+    assert "[hard_link_outside_repo]" in capsys.readouterr().err
+    assert outside.read_text() == PY
+
+
+def test_a_consumer_edited_between_the_read_and_the_write_is_left_as_edited(tmp_path, capsys, monkeypatch):
+    from fixture_migrate.consumers import run
+
+    root = _repo(tmp_path)
+    path = root / "tools/c.py"
+    path.write_text(PY)
+    real = run.fixed_text
+
+    def edit_meanwhile(*args, **kwargs):
+        result = real(*args, **kwargs)
+        path.write_text(PY + "# edited\n")
+        return result
+
+    monkeypatch.setattr(run, "fixed_text", edit_meanwhile)
+    assert _fix(root, "tools/c.py") == 2
+    assert "[changed_meanwhile]" in capsys.readouterr().err
+    assert path.read_text() == PY + "# edited\n"
+
+
+def test_the_api_rewrites_every_name_of_a_hard_linked_consumer(tmp_path):
+    root = _repo(tmp_path)
+    (root / "tools/c.py").write_text(PY)
+    os.link(root / "tools/c.py", root / "tools/d.py")
+    found = fixture_migrate.find_consumers(root, repo_root=root, fix=True)
+    assert {f.path for f in found} == {"tools/c.py"}  # d.py, rewritten with it, has no site left
+    assert (root / "tools/c.py").read_text() == (root / "tools/d.py").read_text() != PY
