@@ -224,3 +224,24 @@ def test_the_api_rewrites_every_name_of_a_hard_linked_consumer(tmp_path):
     found = fixture_migrate.find_consumers(root, repo_root=root, fix=True)
     assert {f.path for f in found} == {"tools/c.py"}  # d.py, rewritten with it, has no site left
     assert (root / "tools/c.py").read_text() == (root / "tools/d.py").read_text() != PY
+
+
+# --- consumer code that names its fixture relative to itself -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        pytest.param(f'require("../{FIXTURE}")', id="js-parent"),
+        pytest.param(f'require(path.join(__dirname, "../../{FIXTURE}"))', id="js-dirname"),
+    ],
+)
+def test_a_script_naming_its_fixture_relative_to_itself_is_found(tmp_path, capsys, spelled):
+    """`require("../skills/a/evals/examples.json")` from `tools/` is how Node code names a
+    fixture; it named nothing, so `--fix` left the read that the migration breaks."""
+    root = _repo(tmp_path)
+    (root / "tools/sub").mkdir()
+    where = "tools/c.js" if "__dirname" not in spelled else "tools/sub/c.js"
+    (root / where).write_text(f'const path = require("path");\nconst data = {spelled};\nmodule.exports = data.examples;\n')
+    assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
+    assert f"{where}:3:" in capsys.readouterr().out

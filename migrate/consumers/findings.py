@@ -4,7 +4,8 @@ A `Finding` is one read (or write, or declaration) of a moved name in consumer c
 at a place of a source file, with the legacy name, its new home, the access pattern
 and either the `Edit` `--fix` makes or the advice a person needs. `References` is
 the consumer rule: a string in code names a migrated fixture file when it is the
-file's path (or ends with it at a `/`), its base name, its folder (a path with a
+file's path (or ends with it at a `/`; leading `./` and `../` parts, a path relative to
+the code's own folder, are left out first), its base name, its folder (a path with a
 `/`), a glob that matches it (a string with `*`, `?` or `[`, or an f-string or template
 with its holes taken as `*`), or one of its legacy `schema_version` strings.
 """
@@ -99,8 +100,10 @@ _GLOB = frozenset("*?[")
 
 def _normal(value: str) -> str:
     value = value.replace("\\", "/").strip()
-    while value.startswith("./"):
-        value = value[2:]
+    # `./x` and `../../x` name `x` relative to the code's own folder (`require`, `__dirname`):
+    # what follows them is a path that ends with the fixture's, as any other spelling is read.
+    while value.startswith(("./", "../")):
+        value = value[2:] if value.startswith("./") else value[3:]
     return value.rstrip("/")
 
 
