@@ -245,3 +245,40 @@ def test_a_script_naming_its_fixture_relative_to_itself_is_found(tmp_path, capsy
     (root / where).write_text(f'const path = require("path");\nconst data = {spelled};\nmodule.exports = data.examples;\n')
     assert main(["consumers", "--repo-root", str(root), str(root)]) == 1
     assert f"{where}:3:" in capsys.readouterr().out
+
+
+# --- nesting: a crash, and time quadratic in the depth ----------------------------------------
+
+
+def _deep_files(root: Path) -> None:
+    depth = 20_000
+    head = f'const d = require("{FIXTURE}");\n'
+    (root / "tools/brackets.js").write_text(head + "const x = " + "(" * depth + "d.examples" + ")" * depth + ";\n")
+    (root / "tools/sum.js").write_text(head + "const y = d.examples[0].name" + " + 1" * depth + ";\n")
+    (root / "tools/deep.py").write_text(f'd = load("{FIXTURE}")\nx = ' + "[" * 5000 + 'd["examples"]' + "]" * 5000 + "\n")
+    (root / "tools/c.py").write_text(PY)
+
+
+def test_deeply_nested_code_is_not_read_and_the_run_goes_on(tmp_path):
+    """libcst's native parser overflows its stack on a few thousand nested brackets: a 10 KB
+    module killed the whole run (SIGSEGV, nothing reported). tree-sitter's `parent` walks
+    from the root, so a script nesting 20,000 levels (parentheses, or a long `+` chain) took
+    minutes. Both are now 'not read: too deep' (a note when walked), in bounded time."""
+    from tests.runner import run_process
+
+    root = _repo(tmp_path)
+    _deep_files(root)
+    done = run_process(["consumers", "--fix", "--repo-root", str(root), str(root)], root, timeout=60)
+    assert done.code == 0, done
+    for name in ("brackets.js", "sum.js", "deep.py"):
+        assert f"tools/{name}: not read:" in done.err, done.err
+    assert '"cases"' in (root / "tools/c.py").read_text()  # the other file is rewritten
+
+
+def test_a_named_deeply_nested_module_is_an_error(tmp_path):
+    from tests.runner import run_process
+
+    root = _repo(tmp_path)
+    _deep_files(root)
+    done = run_process(["consumers", "--repo-root", str(root), str(root / "skills"), str(root / "tools/deep.py")], root, timeout=60)
+    assert done.code == 2 and "tools/deep.py:2:205: error: invalid Python: too many nested parentheses" in done.err, done

@@ -165,7 +165,15 @@ def find_in_text(path: Path, text: str, refs: References, root: Path) -> list[Fi
         import libcst
 
         from fixture_migrate.consumers import python_code
+        from fixture_migrate.formats.python_format import _refuse_deep_brackets
 
+        try:
+            # libcst's native parser overflows its stack on a few thousand nested brackets
+            # (the process dies): deeper text never reaches it, as `migrate` reads Python.
+            _refuse_deep_brackets(text)
+        except FixtureError as error:
+            code = "invalid_code" if error.code == "invalid_python" else error.code
+            raise FixtureError(error.message, code=code, line=error.line, column=error.column) from None
         try:
             return python_code.find(relative, text, refs)
         except libcst.ParserSyntaxError as exc:
