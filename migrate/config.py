@@ -542,6 +542,15 @@ def resolve(
         root = (base / table["repo-root"]).resolve()
         if not root.is_dir():
             raise ConfigError(f"{path}: repo-root {table['repo-root']!r} is not a directory ({root})")
+        holder = find_repo_root(base)
+        if root != holder and not str(root).startswith(str(holder).rstrip(os.sep) + os.sep):
+            # The configuration is the repository's data: it may place the root inside the
+            # repository that holds it, never widen it past (the root rule would then follow a
+            # committed symlink to a file outside the repository). --repo-root is the user's.
+            raise ConfigError(
+                f"{path}: repo-root {table['repo-root']!r} lies outside the repository that holds this "
+                f"configuration ({holder}) [path_outside_repo]; pass --repo-root to choose a wider root"
+            )
     else:
         root = found_root if found_root is not None else find_repo_root(cwd)
 
