@@ -282,3 +282,36 @@ def test_a_named_deeply_nested_module_is_an_error(tmp_path):
     _deep_files(root)
     done = run_process(["consumers", "--repo-root", str(root), str(root / "skills"), str(root / "tools/deep.py")], root, timeout=60)
     assert done.code == 2 and "tools/deep.py:2:205: error: invalid Python: too many nested parentheses" in done.err, done
+
+
+# --- the pin scan ------------------------------------------------------------------------------
+
+
+def test_the_pin_scan_reads_no_tracked_file_through_a_symlinked_folder(tmp_path, capsys):
+    """`git ls-files` names `data/pins.txt`; with `data` now a symlink to a folder outside
+    the root, the scan read the file out there (its digest then kept the fixture from
+    migrating). Tracked files are read under the root rule, as every other file."""
+    import hashlib
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "repo"
+    (root / "skills/a/evals").mkdir(parents=True)
+    (root / FIXTURE).write_text(json.dumps(LEGACY, indent=2) + "\n")
+    (root / "data").mkdir()
+    (root / "data/pins.txt").write_text("nothing pinned\n")
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    digest = hashlib.sha256((root / FIXTURE).read_bytes()).hexdigest()
+    (outside / "pins.txt").write_text(f"{FIXTURE} {digest}\n")
+    shutil.rmtree(root / "data")
+    (root / "data").symlink_to(outside, target_is_directory=True)
+    assert main(["migrate", "--repo-root", str(root), str(root / "skills")]) == 0
+    assert "pinned by" not in capsys.readouterr().err
+    assert json.loads((root / FIXTURE).read_text())["schema_version"] == "spec-first.workflow-eval-fixtures.v1"

@@ -17,6 +17,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.reads import read_fixture
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 from fixture_migrate.files.walk import SKIPPED_DIRS
 
@@ -58,8 +60,10 @@ class PinIndex:
             try:
                 if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
                     continue
-                data = path.read_bytes()
-            except OSError:
+                # Under the root rule (a tracked name whose folder is now a symlink leading
+                # outside is not read there), bounded, never waiting on a pipe.
+                data = read_fixture(path, limit=MAX_TEXT_BYTES, root=self.root)
+            except (OSError, FixtureError):
                 continue
             if b"\0" in data[:8192]:
                 continue
