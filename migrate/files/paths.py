@@ -23,7 +23,8 @@ def root_for_paths(paths: Iterable[Path | str], cwd: Path) -> Path | None:
     the configuration's `repo-root`, the API's `repo_root`): the root that holds them.
 
     That is `find_repo_root(cwd)` when every path, made absolute and normalized lexically
-    (`..` collapsed), lies inside it (or no path is named). Else the repository that holds
+    (`..` collapsed), lies inside it (or no path is named), unless that is the file-system
+    root (a run from `/`, outside any repository, names paths somewhere below). Else the repository that holds
     them all: the one nearest directory holding `.git` at or above each path's folder (found
     lexically, from the nearest ancestor that exists); where none of them lies in a
     repository, the folder they share. So `../elsewhere/x.json` and `/abs/elsewhere/x.json`
@@ -36,7 +37,8 @@ def root_for_paths(paths: Iterable[Path | str], cwd: Path) -> Path | None:
     base = find_repo_root(cwd)
     named = [os.path.normpath(os.path.join(os.fspath(cwd), os.fspath(path))) for path in paths]
     top = os.fspath(base)
-    if all(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for path in named):
+    at_top = os.path.dirname(top) == top  # run from `/` outside any repository (a container's)
+    if not (at_top and named) and all(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for path in named):
         return base
     folders = [_existing_folder(path) for path in named]
     tops = {_git_top(folder) for folder in folders}

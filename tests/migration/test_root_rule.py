@@ -353,3 +353,17 @@ def test_the_api_without_a_repo_root_judges_dotdot_and_absolute_alike_and_refuse
     with pytest.raises(fixture_migrate.MigrationError) as raised:
         _api_calls(None, "link/o.json")[name]()
     assert raised.value.code == "symlink_outside_repo"
+
+
+def test_a_run_from_the_file_system_root_finds_the_root_that_holds_its_paths(tree):
+    """Run from `/` (a container's working directory), the root was `/` itself: no root rule
+    to speak of, `source_file` relative to `/`, and the pin scan walked the whole machine
+    (and waited on /proc/kmsg). The root is now the repository that holds the paths."""
+    from tests.runner import run_process
+
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "legacy.json").write_text(LEGACY)
+    done = run_process(["migrate", "--check", str(evals)], Path("/"), timeout=120)
+    assert done.code == 1 and f"would migrate {evals}/legacy.json" in done.err, done
+    done = run_process(["normalize", str(evals / "canonical.json")], Path("/"), timeout=120)
+    assert done.code == 0 and json.loads(done.out)[0]["source_file"] == "skills/demo/evals/canonical.json", done
