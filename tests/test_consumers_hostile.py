@@ -315,3 +315,19 @@ def test_the_pin_scan_reads_no_tracked_file_through_a_symlinked_folder(tmp_path,
     assert main(["migrate", "--repo-root", str(root), str(root / "skills")]) == 0
     assert "pinned by" not in capsys.readouterr().err
     assert json.loads((root / FIXTURE).read_text())["schema_version"] == "spec-first.workflow-eval-fixtures.v1"
+
+
+def test_a_python_module_too_large_for_libcst_is_said_not_read(tmp_path, capsys):
+    """Python code up to 4 MiB went to libcst, whose tree takes some 800 MiB per MiB of text
+    (a 1 MB module: 40 s and 745 MB; 4 MiB, some 3 GB). Over the 512 KiB `migrate` reads
+    with libcst, a module is 'not read: too large' and the run goes on."""
+    root = _repo(tmp_path)
+    filler = "".join(f"def f{i}(x):\n    return x['k{i}']\n\n\n" for i in range(20_000))
+    big = PY + "\n\n" + filler
+    assert len(big) > 512 << 10
+    (root / "tools/big.py").write_text(big)
+    (root / "tools/c.py").write_text(PY)
+    assert _fix(root) == 0
+    assert "tools/big.py: not read: a Python module over 512 KiB" in capsys.readouterr().err
+    assert (root / "tools/big.py").read_text() == big
+    assert '"cases"' in (root / "tools/c.py").read_text()

@@ -165,7 +165,16 @@ def find_in_text(path: Path, text: str, refs: References, root: Path) -> list[Fi
         import libcst
 
         from fixture_migrate.consumers import python_code
-        from fixture_migrate.formats.python_format import _refuse_deep_brackets
+        from fixture_migrate.formats.python_format import CST_MAX, _refuse_deep_brackets
+
+        if len(text) > CST_MAX:
+            # libcst's tree takes some 800 MiB per MiB of text: a 4 MiB module would need
+            # 3 GB. The ceiling `migrate` reads with libcst, said so, never a silent skip.
+            raise FixtureError(
+                f"a Python module over {CST_MAX >> 10} KiB is not read (libcst's syntax tree of it "
+                "would take some 400 MiB or more)",
+                code="too_large",
+            )
 
         try:
             # libcst's native parser overflows its stack on a few thousand nested brackets
