@@ -865,7 +865,12 @@ def _dangling_references(config: dict[str, Any], refs: list[str], context: Expor
         if not isinstance(ref, str) or not ref.startswith(FILE) or json.dumps(ref)[1:-1] not in written:
             continue
         spec = ref[len(FILE) :].split(":", 1)[0] if ref[len(FILE) :].count(":") else ref[len(FILE) :]
-        if glob.has_magic(spec):
+        normal = os.path.normpath(spec.replace("\\", "/"))
+        if os.path.isabs(normal) or normal == ".." or normal.startswith("../"):
+            # It leaves the config's folder, as the import never follows: names nothing
+            # there, and is never looked up where it leads (the canonical file is data).
+            found = False
+        elif glob.has_magic(spec):
             try:  # as the import follows a glob; one too wide to look through is not judged
                 found = bool(_glob_files(str(folder), spec))
             except _GlobTooWide:

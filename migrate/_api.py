@@ -189,6 +189,18 @@ def _root(repo_root: PathLike | None, near: Path) -> Path:
     return find_repo_root(start if start.is_dir() else start.parent)
 
 
+def _root_holding(repo_root: PathLike | None, paths: list[Path]) -> Path:
+    """The repo root of a call naming `paths`: `repo_root` as given, else the root found to
+    hold them (`files.paths.root_for_paths`, as the command line finds it); where no one
+    root holds them, the current directory's, and the paths outside it are refused."""
+    from fixture_migrate.files.paths import find_repo_root, root_for_paths
+
+    if repo_root is not None:
+        return Path(repo_root).resolve()
+    cwd = Path(os.getcwd())
+    return root_for_paths(paths, cwd) or find_repo_root(cwd)
+
+
 def _engine(root: Path, skill: str | None) -> Any:
     """An engine with no configuration: `root`, `skill`, the default fixture names."""
     from fixture_migrate.migration.engine import Engine, Options
@@ -205,11 +217,13 @@ def _configured(near: Path, repo_root: PathLike | None, skill: str | None) -> An
     from fixture_migrate.config import ConfigError, resolve
     from fixture_migrate.migration.engine import Engine
 
-    start = Path(near)
+    start = Path(os.path.abspath(near))
     folder = start if start.is_dir() else start.parent
     if not folder.is_dir():
         folder = Path(os.getcwd())
-    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill}
+    # `near` named as the command line names a PATH: the root found holds it, lexically (a
+    # symlinked folder on its way does not move the root to where the link leads).
+    params: dict[str, Any] = {"repo_root": repo_root, "skill": skill, "paths": [start]}
     try:
         settings = resolve("migrate", params, (), cwd=folder)
     except ConfigError as error:
@@ -494,7 +508,10 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
     `node_modules` and virtualenvs skipped, symlinked directories not followed), and the
     `include`/`exclude` globs of the nearest `[tool.fixture-migrate]` table above
     `repo_root` (default: the current directory) apply. Whether a file is a fixture is
-    for `plan_file` to say. No path: the current directory.
+    for `plan_file` to say. No path: the current directory. A path the root rule refuses
+    (outside the root, or a symlink leading out of it) raises `MigrationError` with its
+    code; a file a walk meets that the rule refuses, or a path that does not exist, is
+    left out.
 
     >>> import fixture_migrate, pathlib, tempfile
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -512,7 +529,25 @@ def fixture_files(*paths: PathLike, repo_root: PathLike | None = None) -> list[P
         settings = resolve("migrate", params, (), cwd=start)
     except ConfigError as error:
         raise MigrationError(str(error), code="config") from None
-    return [path for path, error in iter_selected(settings.paths, settings.options) if error is None]
+    from fixture_migrate.files.root import resolve_target
+
+    named = set(settings.paths)
+    found = []
+    for path, error in iter_selected(settings.paths, settings.options):
+        if error is None:
+            try:
+                # A file the run would refuse to read is none of the files it reads.
+                resolve_target(path, settings.options.repo_root)
+            except FixtureError as refused:
+                error = refused
+        if error is not None and error.code in _ROOT_RULE_CODES and path in named:
+            raise MigrationError.of(error, path)
+        if error is None:
+            found.append(path)
+    return found
+
+
+_ROOT_RULE_CODES = frozenset({"path_outside_repo", "symlink_outside_repo", "symlink_loop"})
 
 
 def import_file(
@@ -551,10 +586,8 @@ def import_file(
     paths = _paths(sources)
     _file_names(*paths, dest, repo_root)
     target = Path(dest)
-    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
-    request = ImportRequest(
-        sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=repo_root is not None
-    )
+    root = _root_holding(repo_root, [target])
+    request = ImportRequest(sources=paths, dest=target, repo_root=root, fmt=fmt, skill=skill, root_given=True)
     try:
         planned = plan_import(request)
     except ImportFailed as failure:
@@ -622,9 +655,9 @@ def export_file(
     files = _paths(paths)
     _file_names(*files, dest, repo_root)
     target = Path(dest)
-    root = _root(repo_root, target.parent if target.parent.exists() else Path("."))
+    root = _root_holding(repo_root, [*files, target])
     try:
-        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=repo_root is not None)
+        request = ExportRequest(paths=files, target=to, dest=target, repo_root=root, root_given=True)
         planned = plan_export(request)
     except ImportFailed as failure:
         where, error = failure.errors[0]
@@ -668,6 +701,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
     from fixture_migrate.config import iter_selected
     from fixture_migrate.consumers.findings import FIX, References
     from fixture_migrate.consumers.run import code_files, find_in_text, fixed_text, fixture_moves, read_code
+    from fixture_migrate.files.hard_links import HardLinks
     from fixture_migrate.files.writes import write_atomic
 
     from fixture_migrate.consumers.run import targets_inside
@@ -682,6 +716,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
     fixtures = [path for path, error in iter_selected(targets, engine.options) if error is None]
     model, _ = fixture_moves(engine, fixtures)
     refs = References(model)
+    hard_links = HardLinks(root)
     found: list[Any] = []
     for path in code_files(targets, root) if model else ():
         try:
@@ -689,7 +724,7 @@ def find_consumers(*paths: PathLike, repo_root: PathLike | None = None, fix: boo
             if fix:
                 new_text, findings = fixed_text(path, text, refs, root)
                 if new_text != text and any(f.who == FIX for f in findings):
-                    write_atomic(path, new_text.encode("utf-8"), original=raw, root=root)
+                    write_atomic(path, new_text.encode("utf-8"), original=raw, root=root, hard_links=hard_links)
             else:
                 findings = find_in_text(path, text, refs, root)
         except FixtureError as error:

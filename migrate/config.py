@@ -49,7 +49,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import DEFAULT_PY_NAMES, syntax_of
 from fixture_migrate.migration.engine import Options
 from fixture_migrate.files.ignore import GitIgnore
-from fixture_migrate.files.paths import find_repo_root, relative_source
+from fixture_migrate.files.paths import find_repo_root, relative_source, root_for_paths
 from fixture_migrate.files.walk import iter_files
 from fixture_migrate.slots import Record
 
@@ -229,7 +229,7 @@ class ConfiguredOptions(Options):
         root_given: bool = False,
     ) -> None:
         super().__init__(repo_root, skill, py_names)
-        self.root_given = root_given  # named by --repo-root or `repo-root`: see `files.root.check_inside`
+        self.root_given = root_given  # check named paths against the root: see `files.root.check_inside`
         self.skills = skills
         self.selection = selection
         self.config_path = config_path
@@ -467,6 +467,32 @@ def _globs(values: Any) -> list[str]:
     return [part.strip() for value in values or () for part in str(value).split(",") if part.strip()]
 
 
+def _symlink_out(base: Path, glob: str, root: Path) -> str | None:
+    """The first folder of the literal head of `glob` (the parts before one with `*`, `?` or
+    `[`) that is a symlink leading outside the real `root`, as written; else None."""
+    real_root = os.path.realpath(root)
+    parts = [part for part in glob.replace("\\", "/").split("/") if part not in ("", ".")]
+    here = os.path.abspath(base)
+    for index, part in enumerate(parts[:-1]):
+        if any(ch in part for ch in "*?["):
+            break
+        here = os.path.normpath(os.path.join(here, part))
+        if os.path.islink(here):
+            real = os.path.realpath(here)
+            if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+                return "/".join(parts[: index + 1])
+    return None
+
+
+def _root_paths(command: str, params: Mapping[str, Any]) -> list[Path]:
+    """The named paths the root found for `command` must hold: its PATHS and DEST, but not
+    an `import` SRC (one outside the root is read when `--source-ref` says how to cite it)."""
+    named = [] if command == "import" else list(params.get("paths") or ())
+    if params.get("out") is not None:
+        named.append(params["out"])
+    return [Path(os.fspath(path)) for path in named]
+
+
 def resolve(
     command: str,
     params: Mapping[str, Any],
@@ -487,10 +513,17 @@ def resolve(
     given = set(given)
     path: Path | None = config_file
     table: dict[str, Any] = {}
+    named = _root_paths(command, params)
+    found_root = None if params.get("repo_root") is not None else root_for_paths(named, cwd)
+    start = cwd
+    if found_root is not None and config_file is None and found_root != find_repo_root(cwd):
+        # The named paths lie outside the current directory's repository: its configuration
+        # is not theirs. Found from where they are, as the API finds it for a file.
+        start = found_root
     if config_file is not None:
         table = read_config(config_file)
     else:
-        found = _find_config(cwd)
+        found = _find_config(start)
         if found is not None:
             path, raw, table = found
             _check(path, raw, table)
@@ -509,8 +542,17 @@ def resolve(
         root = (base / table["repo-root"]).resolve()
         if not root.is_dir():
             raise ConfigError(f"{path}: repo-root {table['repo-root']!r} is not a directory ({root})")
+        holder = find_repo_root(base)
+        if root != holder and not str(root).startswith(str(holder).rstrip(os.sep) + os.sep):
+            # The configuration is the repository's data: it may place the root inside the
+            # repository that holds it, never widen it past (the root rule would then follow a
+            # committed symlink to a file outside the repository). --repo-root is the user's.
+            raise ConfigError(
+                f"{path}: repo-root {table['repo-root']!r} lies outside the repository that holds this "
+                f"configuration ({holder}) [path_outside_repo]; pass --repo-root to choose a wider root"
+            )
     else:
-        root = find_repo_root(cwd)
+        root = found_root if found_root is not None else find_repo_root(cwd)
 
     skill_value = table.get("skill")
     skills: tuple[tuple[Glob, str], ...] = ()
@@ -530,6 +572,12 @@ def resolve(
             raise ConfigError(
                 f"{path}: include {glob!r} lies outside the repo root ({top}) [path_outside_repo]; "
                 "globs are relative to the configuration's folder and stay inside the root"
+            )
+        link = _symlink_out(base, glob, root)
+        if link is not None:
+            raise ConfigError(
+                f"{path}: include {glob!r} leads outside the repo root ({top}) through the symlink {link} "
+                "[symlink_outside_repo]; walks never follow it, so name the folder it leads to inside the root"
             )
     # As ruff: --exclude replaces the configured `exclude`, --extend-exclude and
     # `extend-exclude` add to it; each flag is repeatable and takes comma-separated globs.
@@ -554,7 +602,9 @@ def resolve(
         selection=selection,
         config_path=path,
         families=families,
-        root_given=repo_root is not None or "repo-root" in table,
+        # Named, or found to hold every named path: each is checked against it either way
+        # (`files.root.check_inside`), whatever its spelling.
+        root_given=True,
         **extra,
     )
     paths = [Path(p) for p in params.get("paths") or ()] or [Path(".")]

@@ -341,3 +341,13 @@ def test_undecodable_bytes_are_a_migration_error_at_the_byte(tmp_path, name):
 def _raise(error):
     assert error is not None
     raise error
+
+
+def test_fixture_files_leaves_out_a_walked_symlink_leading_outside(tmp_path):
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / "evals").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.json").write_text("{}")
+    (root / "evals" / "a.json").write_text("{}")
+    (root / "evals" / "b.json").symlink_to(outside / "secret.json")
+    assert [p.name for p in fixture_migrate.fixture_files(root, repo_root=root)] == ["a.json"]

@@ -261,3 +261,37 @@ def test_an_include_with_dots_that_stays_inside_is_kept(tmp_path, capsys):
     (root / "data" / "x.json").write_text("{}")
     (root / "pyproject.toml").write_text('[tool.fixture-migrate]\nrepo-root = "."\ninclude = ["skills/../data/*.json"]\n')
     assert main(["migrate", "--check", "--config", str(root / "pyproject.toml"), str(root)]) == 0
+
+
+@pytest.mark.parametrize("value", ["..", "/", "skills/../.."])
+def test_a_configured_repo_root_outside_the_repository_holding_it_is_refused(tmp_path, capsys, value):
+    """A repository's own `repo-root = ".."` widened the root past it, and a committed
+    symlink into the wider root (to a file outside the repository) was followed and
+    rewritten. The configuration may place the root inside the repository only."""
+    from fixture_migrate.cli.app import main
+
+    from tests.helpers import LEGACY
+
+    root, victim = tmp_path / "repo", tmp_path / "victim.json"
+    (root / ".git").mkdir(parents=True)
+    (root / "skills/demo/evals").mkdir(parents=True)
+    victim.write_text(LEGACY)
+    (root / "skills/demo/evals/cases.json").symlink_to(victim)
+    (root / "pyproject.toml").write_text(f'[tool.fixture-migrate]\nrepo-root = "{value}"\n')
+    for config in ([], ["--config", str(root / "pyproject.toml")]):
+        assert main(["migrate", *config, str(root)]) == 2
+        assert "[path_outside_repo]" in capsys.readouterr().err
+    assert victim.read_text() == LEGACY
+
+
+def test_a_configured_repo_root_up_to_the_repository_top_is_kept(tmp_path, capsys):
+    from fixture_migrate.cli.app import main
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "pkg").mkdir()
+    (root / "skills/demo/evals").mkdir(parents=True)
+    (root / "skills/demo/evals/cases.json").write_text('{"skill": "demo", "cases": []}')
+    (root / "pkg/pyproject.toml").write_text('[tool.fixture-migrate]\nrepo-root = ".."\n')
+    assert main(["detect", "--config", str(root / "pkg/pyproject.toml"), str(root / "skills")]) == 0
+    assert "skills/demo/evals/cases.json" in capsys.readouterr().out

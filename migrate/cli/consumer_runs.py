@@ -37,6 +37,7 @@ def run_consumers(
     from fixture_migrate.consumers.run import code_files, fixed_text, read_code
     from fixture_migrate.files.diff import render_file_diff
     from fixture_migrate.files.paths import diff_name
+    from fixture_migrate.files.hard_links import HardLinks
     from fixture_migrate.files.writes import write_atomic
 
     from fixture_migrate.consumers.run import targets_inside
@@ -56,6 +57,7 @@ def run_consumers(
     refs = References(model)
     records: list[dict[str, Any]] = []
     left = rewritten = files_changed = scanned = 0
+    hard_links = HardLinks(root)  # every name of a hard-linked consumer is rewritten, as migrate does
     for path in code_files(paths, root) if model else ():
         scanned += 1
         try:
@@ -79,7 +81,7 @@ def run_consumers(
                 output.write_diff(out, render_file_diff(raw, new_bytes, diff_name(path, root)))
             if fix and not diff:
                 try:
-                    write_atomic(path, new_bytes, original=raw, root=root)
+                    write_atomic(path, new_bytes, original=raw, root=root, hard_links=hard_links)
                     wrote = True
                     files_changed += 1
                 except FixtureError as error:

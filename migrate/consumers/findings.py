@@ -4,7 +4,8 @@ A `Finding` is one read (or write, or declaration) of a moved name in consumer c
 at a place of a source file, with the legacy name, its new home, the access pattern
 and either the `Edit` `--fix` makes or the advice a person needs. `References` is
 the consumer rule: a string in code names a migrated fixture file when it is the
-file's path (or ends with it at a `/`), its base name, a path ending with its path or
+file's path (or ends with it at a `/`; leading `./` and `../` parts, a path relative to
+the code's own folder, are left out first), its base name, a path ending with its path or
 with its last three parts (`.agents/skills/x/evals/cases.json`: a projected copy), its
 folder (a path with a `/`), a glob that matches it (a string with `*`, `?` or `[`, or an f-string or template
 with its holes taken as `*`), or one of its legacy `schema_version` strings.
@@ -101,8 +102,10 @@ _GLOB = frozenset("*?[")
 
 def _normal(value: str) -> str:
     value = value.replace("\\", "/").strip()
-    while value.startswith("./"):
-        value = value[2:]
+    # `./x` and `../../x` name `x` relative to the code's own folder (`require`, `__dirname`):
+    # what follows them is a path that ends with the fixture's, as any other spelling is read.
+    while value.startswith(("./", "../")):
+        value = value[2:] if value.startswith("./") else value[3:]
     return value.rstrip("/")
 
 
@@ -301,10 +304,16 @@ def line_column(text: str, offset: int, starts: list[int] | None = None) -> tupl
 
 
 def line_starts(text: str) -> list[int]:
-    """The offset where each line of `text` starts (a line ends with `\\n`)."""
-    starts = [0]
-    index = text.find("\n")
-    while index != -1:
-        starts.append(index + 1)
-        index = text.find("\n", index + 1)
-    return starts
+    """The offset where each line of `text` starts. A line ends with `\\n`, `\\r\\n` or a lone
+    `\\r`, as libcst's positions (and Python's tokenizer) count lines: edits placed by them
+    land on the right characters in a module with CR or mixed line endings."""
+    if "\r" not in text:
+        starts = [0]
+        index = text.find("\n")
+        while index != -1:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        return starts
+    import re
+
+    return [0, *(match.end() for match in re.finditer(r"\r\n?|\n", text))]

@@ -19,6 +19,8 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.reads import read_fixture
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 from fixture_migrate.files.walk import SKIPPED_DIRS
 
@@ -74,15 +76,16 @@ def _line_breaks(data: bytes, start: int, end: int) -> int:
     return breaks
 
 
-def _read_text(path: str) -> bytes | None:
-    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None."""
+def _read_text(path: str, root: Path) -> bytes | None:
+    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), read
+    under the root rule (a tracked name whose folder is now a symlink leading outside is not
+    read there; bounded, never waiting on a pipe), or None."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
             return None
-        with open(path, "rb", buffering=0) as handle:
-            return handle.read()
-    except OSError:
+        return read_fixture(Path(path), limit=MAX_TEXT_BYTES, root=root)
+    except (OSError, FixtureError):
         return None
 
 
@@ -131,7 +134,7 @@ class PinIndex:
     def _build(self) -> dict[str, str]:
         digests: dict[str, str] = {}
         for path, relative in _tracked(self.root):
-            data = _read_text(path)
+            data = _read_text(path, self.root)
             if data is None or data.find(b"\0", 0, 8192) >= 0:
                 continue
             scan(data, relative, digests, self._sizes)

@@ -270,11 +270,13 @@ def targets_inside(paths: Iterable[Path], root: Path) -> tuple[list[Path], list[
 def code_files(paths: Iterable[Path], root: Path) -> Iterator[Path]:
     """The Python, JavaScript and TypeScript files under `paths`, in sorted order: a walk
     skips hidden directories, `node_modules` and the like, and what `.gitignore` ignores;
-    a file named directly is yielded whatever its suffix."""
+    a file named directly is yielded when its suffix is one of `CODE_SUFFIXES` too (a
+    fixture, a text file or a script without a suffix, named so, is no code this reads:
+    reading it as JavaScript would rewrite whatever happened to parse)."""
     ignore = GitIgnore(root)
     for path in paths:
         if not path.is_dir():
-            if path.is_file():
+            if path.suffix in CODE_SUFFIXES and path.is_file():
                 yield path
             continue
         for directory, dirs, names in os.walk(path):
@@ -299,8 +301,21 @@ def _language(path: Path) -> str:
 
 def read_code(path: Path, root: Path) -> tuple[bytes, str]:
     """The bytes of the source file `path` (bounded, under the root rule) and its text.
-    Raises `FixtureError` when it cannot be read or is not UTF-8."""
+    Raises `FixtureError` when it cannot be read or is not UTF-8 (a Python module whose
+    coding cookie names another encoding included: read as UTF-8 and rewritten so, its
+    edited literals would mean other strings to Python)."""
     raw = read_fixture(path, limit=MAX_CODE_BYTES, root=root)
+    if _language(path) == "python" and b"coding" in raw[:4096]:
+        from fixture_migrate.formats.python_format import PythonSource
+
+        try:
+            encoding = PythonSource(raw).encoding
+        except FixtureError as error:
+            raise FixtureError(error.message, code="io") from None
+        if encoding != "utf-8":
+            raise FixtureError(
+                f"its coding cookie declares {encoding}: only UTF-8 code is read and rewritten", code="io"
+            )
     try:
         return raw, raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -315,7 +330,24 @@ def find_in_text(path: Path, text: str, refs: References, root: Path) -> list[Fi
         import libcst
 
         from fixture_migrate.consumers import python_code
+        from fixture_migrate.formats.python_format import CST_MAX, _refuse_deep_brackets
 
+        if len(text) > CST_MAX:
+            # libcst's tree takes some 800 MiB per MiB of text: a 4 MiB module would need
+            # 3 GB. The ceiling `migrate` reads with libcst, said so, never a silent skip.
+            raise FixtureError(
+                f"a Python module over {CST_MAX >> 10} KiB is not read (libcst's syntax tree of it "
+                "would take some 400 MiB or more)",
+                code="too_large",
+            )
+
+        try:
+            # libcst's native parser overflows its stack on a few thousand nested brackets
+            # (the process dies): deeper text never reaches it, as `migrate` reads Python.
+            _refuse_deep_brackets(text)
+        except FixtureError as error:
+            code = "invalid_code" if error.code == "invalid_python" else error.code
+            raise FixtureError(error.message, code=code, line=error.line, column=error.column) from None
         try:
             return python_code.find(relative, text, refs)
         except libcst.ParserSyntaxError as exc:

@@ -1062,6 +1062,8 @@ def find(path: str, text: str, refs: References, *, typescript: bool = False, ts
         bad = _first_error(root)
         line, column = line_column(text, source.offset(bad.start_byte), source.starts)
         raise FixtureError("does not parse", code="invalid_code", line=line, column=column)
+    if _deeper_than(tree, MAX_DEPTH):
+        raise FixtureError(f"nesting deeper than {MAX_DEPTH} levels is not read", code="too_deep")
     scan = _Scan(path, source, refs, root, typed=typescript or tsx)
     scan.collect()
     if not scan.own:
@@ -1070,6 +1072,28 @@ def find(path: str, text: str, refs: References, *, typescript: bool = False, ts
     scan.find()
     scan.findings.sort(key=lambda f: (f.line, f.column))
     return scan.findings
+
+
+MAX_DEPTH = 400
+"""The deepest syntax tree read. tree-sitter finds a node's `parent` by walking down from
+the root, so the scan's walks up the tree cost the square of the depth: a script nesting
+20,000 levels (parentheses, a long `+` chain) took minutes. Hand-written code nests far less."""
+
+
+def _deeper_than(tree: Any, limit: int) -> bool:
+    """Whether `tree` nests deeper than `limit` (a cursor walk: each step is constant time)."""
+    cursor = tree.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > limit:
+                return True
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return False
+            depth -= 1
 
 
 def _first_error(node: Any) -> Any:

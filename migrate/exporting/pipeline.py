@@ -152,6 +152,15 @@ def plan_export(request: ExportRequest) -> ExportPlan:
         resolve_target(dest, request.repo_root)
     except FixtureError as error:
         raise ImportFailed([(dest, error)]) from None
+    refused = []
+    for path in request.paths:
+        try:
+            # PATHS are read under the same rule as every other path named: inside the root.
+            check_inside(path, request.repo_root, root_given=request.root_given)
+        except FixtureError as error:
+            refused.append((path, error))
+    if refused:
+        raise ImportFailed(refused)
     real_dest = dest.resolve()
     for path in request.paths:
         if path.resolve() == real_dest:

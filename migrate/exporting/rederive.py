@@ -18,9 +18,11 @@ say where the record stood (`extensions.import.locator`, `index`, `keys`, the
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
+from fixture_migrate.files.root import is_inside
 from fixture_migrate.importing.base import ABSENT, ExportContext, ImportAdapter, Job, extension
 from fixture_migrate.importing.pipeline import case_extensions, case_members
 from fixture_migrate.importing.readers import Source, syntax_for
@@ -114,7 +116,7 @@ def _promptfoo(
     source_file = extension(case, "import").get("source_file")
     job = Job(root=root)
     config_path = root / config_ref if config_ref is not None else None
-    if config_path is not None and not config_path.is_file() and dest is not None:
+    if config_path is not None and (not _inside(config_path, root) or not config_path.is_file()) and dest is not None:
         # Cited under another path (`--source-ref`): its files are looked for beside DEST.
         config_path = dest.parent / Path(str(config_ref)).name
         if isinstance(source_file, str) and source_file != config_ref:
@@ -124,6 +126,11 @@ def _promptfoo(
                 pass
         else:
             path = config_path
+    readable = [root] if dest is None else [root, dest.parent]  # DEST has met the root rule
+    if not all(any(_inside(place, top) for top in readable) for place in (path, config_path or path)):
+        # The canonical file says its cases came from outside the root: that is data, and
+        # nothing it names out there is read. Not verifiably the record's: mapped from its fields.
+        return None
     try:
         if config_ref is not None and source_file == config_ref:
             scenario = extension(case, "promptfoo").get("scenario")
@@ -157,6 +164,11 @@ def _promptfoo(
         return _derived(adapter, case, adapter._tests_file(tests, resolver, defaults, config))
     except Exception:  # noqa: BLE001 - not importable alone: not verifiably the case's record
         return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether `path`, made absolute with `..` collapsed, lies inside `root` (no lookup)."""
+    return is_inside(os.path.normpath(os.path.abspath(path)), os.path.normpath(os.path.abspath(root)))
 
 
 def _is_config_ref(ref: Any) -> bool:

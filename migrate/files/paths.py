@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -15,6 +16,59 @@ def find_repo_root(start: Path) -> Path:
         if (candidate / ".git").exists():
             return candidate
     return start
+
+
+def root_for_paths(paths: Iterable[Path | str], cwd: Path) -> Path | None:
+    """The repo root a run over the named `paths` finds when none is named (`--repo-root`,
+    the configuration's `repo-root`, the API's `repo_root`): the root that holds them.
+
+    That is `find_repo_root(cwd)` when every path, made absolute and normalized lexically
+    (`..` collapsed), lies inside it (or no path is named), unless that is the file-system
+    root (a run from `/`, outside any repository, names paths somewhere below). Else the repository that holds
+    them all: the one nearest directory holding `.git` at or above each path's folder (found
+    lexically, from the nearest ancestor that exists); where none of them lies in a
+    repository, the folder they share. So `../elsewhere/x.json` and `/abs/elsewhere/x.json`
+    find the same root, and a named path never lies outside the root found for it.
+
+    None when no one root holds them: paths in two repositories, or some in a repository
+    and some outside any (a root above a repository would change how its own files are
+    read), or a shared folder that is the file-system root. The caller then keeps
+    `find_repo_root(cwd)` and refuses the paths outside it."""
+    base = find_repo_root(cwd)
+    named = [os.path.normpath(os.path.join(os.fspath(cwd), os.fspath(path))) for path in paths]
+    top = os.fspath(base)
+    at_top = os.path.dirname(top) == top  # run from `/` outside any repository (a container's)
+    if not (at_top and named) and all(path == top or path.startswith(top.rstrip(os.sep) + os.sep) for path in named):
+        return base
+    folders = [_existing_folder(path) for path in named]
+    tops = {_git_top(folder) for folder in folders}
+    if len(tops) > 1:
+        return None
+    (found,) = tops
+    if found is None:
+        found = os.path.commonpath(folders)
+    if os.path.dirname(found) == found:
+        return None  # the file-system root holds everything: no repository's rule
+    return Path(found)
+
+
+def _existing_folder(path: str) -> str:
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def _git_top(folder: str) -> str | None:
+    """The nearest directory at or above `folder` (lexically) holding `.git`, else None."""
+    here = folder
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 @functools.lru_cache(maxsize=1024)

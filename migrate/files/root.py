@@ -103,11 +103,12 @@ def check_inside(path: Path | str, root: Path | str | None, *, root_given: bool 
     a DEST): `resolve_target` then refuses one that leaves the root through a symlink
     (`symlink_outside_repo`). `root` None checks nothing.
 
-    With `root_given` False (the root was not named by `--repo-root`, the configuration
-    or the API's `repo_root`, but found from the current directory), an absolute path
-    is the caller's explicit choice and is not checked: only a relative one that climbs
-    out by `..` is refused."""
-    if root is None or (not root_given and os.path.isabs(path)):
+    The command line and the API always check (`root_given` True): their root is named,
+    or found to hold every named path (`files.paths.root_for_paths`), so `..`, an absolute
+    path and a symlink are judged alike. `root_given` False is an internal caller's that
+    built its own request around a root and names paths wherever it likes: nothing is
+    checked lexically, whatever the spelling (`resolve_target` still refuses symlinks)."""
+    if root is None or not root_given:
         return
     text, root_text = os.fspath(path), os.fspath(root)
     directory, _, name = text.rpartition(os.sep)

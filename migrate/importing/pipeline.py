@@ -48,7 +48,7 @@ from fixture_migrate.contract.validate import RefChecker, validate_cases
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.paths import relative_source
 from fixture_migrate.files.reads import read_fixture
-from fixture_migrate.files.root import check_inside, resolve_target
+from fixture_migrate.files.root import check_inside, is_inside, resolve_target
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from fixture_migrate.importing.base import (
     ABSENT,
@@ -232,11 +232,26 @@ def _refuse_canonical(source: Source) -> None:
 def _source_ref(path: Path, root: Path, mapped: str | None) -> str:
     if mapped is not None:
         ref = mapped.strip()
+        if ref.startswith("/") and not is_inside(os.path.normpath(ref), os.path.abspath(root)):
+            # The root rule first, as for every other spelling: absolute and outside the root.
+            raise _fail(
+                path,
+                f"--source-ref {mapped!r} must be a repo-relative POSIX path; this one lies outside the repo root",
+                "path_outside_repo",
+            )
         if not ref or ref.startswith(("/", "http://", "https://")) or "\\" in ref or "#" in ref:
             raise _fail(path, f"--source-ref {mapped!r} must be a repo-relative POSIX path without '#'", "usage")
         ref = os.path.normpath(ref).replace(os.sep, "/")
         if ref == ".." or ref.startswith("../"):
             raise _fail(path, f"--source-ref {mapped!r} leaves the repo root (with `..` collapsed)", "path_outside_repo")
+        escapes, _ = RefChecker(root).lookup(ref)
+        if escapes:
+            # A symlinked folder on the way leads outside: never looked up there, whatever the authority.
+            raise _fail(
+                path,
+                f"--source-ref {mapped!r} leads outside the repo root through a symlink; not followed",
+                "symlink_outside_repo",
+            )
         return ref
     ref = relative_source(path, root)
     if ref == ".." or ref.startswith("../"):
