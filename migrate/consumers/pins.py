@@ -19,8 +19,6 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from fixture_migrate.errors import FixtureError
-from fixture_migrate.files.reads import read_fixture
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 from fixture_migrate.files.walk import SKIPPED_DIRS
 
@@ -77,15 +75,23 @@ def _line_breaks(data: bytes, start: int, end: int) -> int:
 
 
 def _read_text(path: str, root: Path) -> bytes | None:
-    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), read
-    under the root rule (a tracked name whose folder is now a symlink leading outside is not
-    read there; bounded, never waiting on a pipe), or None."""
+    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None:
+    also None when its real path lies outside `root` (a tracked name whose folder is now a
+    symlink leading outside is not read there). Only a regular file is opened, so a FIFO
+    never blocks the run."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
             return None
-        return read_fixture(Path(path), limit=MAX_TEXT_BYTES, root=root)
-    except (OSError, FixtureError):
+        real, real_root = os.path.realpath(path), os.path.realpath(root)
+        if not real.startswith(real_root.rstrip(os.sep) + os.sep):
+            return None  # a folder on its way is now a symlink leading outside the root
+        # One open per file, not the root rule's walk of directory descriptors: this index only
+        # reads, and a run that checks pins reads every tracked file once more for it.
+        with open(real, "rb", buffering=0) as handle:
+            data = handle.read(MAX_TEXT_BYTES + 1)
+        return None if len(data) > MAX_TEXT_BYTES else data
+    except OSError:
         return None
 
 
