@@ -277,13 +277,19 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 def innermost(edits: list[Edit]) -> list[Edit]:
     """The edits of `edits` that hold no other one (innermost first: a rewrite of an inner
     read changes its outer read's receiver; the next pass rewrites the outer one)."""
-    kept = []
-    for edit in edits:
-        if not any(
-            other is not edit and edit.start <= other.start and other.end <= edit.end and other != edit
-            for other in edits
-        ):
-            kept.append(edit)
+    # An edit holds another (a different one: equal edits are one read reported twice) when
+    # some other edit starts at or after it and ends at or before it. Sorted by (start, end),
+    # that is an earlier one with the same start, or a later one ending at or before its end:
+    # one sort and one backward sweep, not every edit against every other.
+    unique = sorted(set(edits), key=lambda e: (e.start, e.end, e.text))
+    holds: set[Edit] = set()
+    lowest_end = None  # the smallest end among the edits after the current one
+    for index in range(len(unique) - 1, -1, -1):
+        edit = unique[index]
+        if (index > 0 and unique[index - 1].start == edit.start) or (lowest_end is not None and lowest_end <= edit.end):
+            holds.add(edit)
+        lowest_end = edit.end if lowest_end is None else min(lowest_end, edit.end)
+    kept = [edit for edit in edits if edit not in holds]
     # Two equal spans (one read reported twice) and partial overlaps: keep the first.
     result: list[Edit] = []
     for edit in sorted(kept, key=lambda e: (e.start, e.end)):
