@@ -382,3 +382,18 @@ def test_many_sites_are_rewritten_in_time_linear_in_their_number():
     kept = innermost(edits)
     assert time.perf_counter() - started < 5
     assert [(e.start, e.end) for e in kept[:2]] == [(10, 20), (110, 120)] and len(kept) == 40_000
+
+
+def test_a_rewrite_that_would_grow_past_the_size_limit_is_said_so_not_called_a_bug(tmp_path, capsys):
+    """A module under 512 KiB whose rewrite grows past it was reported as 'internal error:
+    the rewritten code does not parse ... please report this as a bug'."""
+    root = _repo(tmp_path)
+    head = 'import json\nDATA = json.load(open("skills/a/evals/examples.json"))\n\n\n'
+    source = head + "".join(f'def f{i}():\n    return DATA["examples"][0]["user_intent"]\n\n\n' for i in range(7_000))
+    assert len(source) < 512 << 10 < 2 * len(source)
+    (root / "tools/c.py").write_text(source)
+    assert _fix(root, "tools/c.py") == 2
+    err = capsys.readouterr().err
+    assert "internal" not in err and "report this as a bug" not in err, err
+    assert "[too_large]" in err and "its rewrite would be" in err, err
+    assert (root / "tools/c.py").read_text() == source
