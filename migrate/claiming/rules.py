@@ -124,10 +124,16 @@ def declared_family(facts: UnitFacts) -> Claim | None:
 
 
 def other_tool_rule(facts: UnitFacts) -> Claim | None:
-    """Another eval tool's file, recognized by its own signature: left for `import`."""
+    """Another eval tool's file, recognized by its own signature: left for `import`. A payload
+    that names its own `schema_version` is not one (promptfoo, skill-creator, OpenAI Evals,
+    Inspect AI, DeepEval and LangSmith write none): `{"schema_version": "local/v3", "cases":
+    [{"input", "expected_output"}]}` is a local family whose cases merely look like goldens."""
     tool = facts.other_tool
     if tool is None:
         return None
+    data = facts.unit.data
+    if isinstance(data, dict) and isinstance(data.get("schema_version"), str) and data["schema_version"]:
+        return None  # no supported tool writes a schema_version: a local family declares itself
     fmt, what = tool
     return Claim(
         Verdict.OTHER_TOOL,

@@ -150,6 +150,15 @@ def test_other_tools_name_the_import_format():
     assert found.import_from == "skill-creator" and "import --from skill-creator" in found.reason
 
 
+def test_a_payload_naming_its_own_schema_version_is_no_other_tools_file():
+    # Cases of {input, expected_output} look like DeepEval goldens, but no supported tool writes a
+    # schema_version: the file declares a local family (found by the property test's fuzzing).
+    data = {"schema_version": "some-local-family/v3", "cases": [{"input": "go", "expected_output": None}]}
+    found = claim(data)
+    assert found.status != Verdict.OTHER_TOOL and found.import_from is None
+    assert claim({"cases": [{"input": "go", "expected_output": "x"}]}).import_from == "deepeval"
+
+
 def test_openai_evals_samples_are_left_for_import():
     found = claim(
         [{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}], syntax="jsonl", path="samples.jsonl"
