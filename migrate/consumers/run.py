@@ -53,6 +53,7 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
     errors: list[tuple[Path, FixtureError]] = []
     root = engine.options.repo_root
     committed: dict[str, tuple[str, str]] | None = None  # read from git at the first canonical file
+    history: dict[str, tuple[str, str]] | None = None  # likewise, the commits that changed files
     for path in files:
         result = engine.plan(path)
         if result.status == "error":
@@ -96,7 +97,9 @@ def fixture_moves(engine: Engine, files: Iterable[Path]) -> tuple[list[FixtureMo
                 committed = committed_versions(root)
             earlier = committed_moves(engine, path, relative, units, committed)
             if earlier is None and relative not in committed and not says_migrated(units):
-                earlier = committed_moves(engine, path, relative, units, history_version(root, relative))
+                if history is None:
+                    history = history_versions(root)
+                earlier = committed_moves(engine, path, relative, units, history)
             if earlier is not None:
                 found.append(earlier)
                 continue
@@ -168,29 +171,48 @@ def committed_versions(root: Path) -> dict[str, tuple[str, str]]:
     return found
 
 
-def history_version(root: Path, relative: str) -> dict[str, tuple[str, str]]:
-    """`{relative: (path, object name)}` of the version of `relative` before the last commit
-    that changed it (`<commit>^:<path>`), or of the `.jsonl` that commit removed beside a new
-    `.json`: what a committed migration started from. Empty outside git or without one."""
+HISTORY_COMMITS = 500
+"""How far back `history_versions` looks for the commit that made a file canonical."""
+
+
+def history_versions(root: Path) -> dict[str, tuple[str, str]]:
+    """For each file under `root` that one of the last `HISTORY_COMMITS` commits changed:
+    its path from the root -> (its path before that commit, the git object name
+    `<commit>^:<path>` of that version). The newest such commit counts; a `<stem>.json` it
+    added beside a `<stem>.jsonl` it removed maps to the `.jsonl`; a file it only added has no
+    earlier version. One `git log` per run, not one per file. Empty outside git."""
     try:
-        done = subprocess.run(["git", "-C", str(root), "log", "-n", "1", "--format=%H", "--", relative],
-                              capture_output=True, timeout=60)
         top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True, timeout=60)
+        done = subprocess.run(
+            ["git", "-C", str(root), "log", f"-n{HISTORY_COMMITS}", "--no-renames", "--name-status", "-z",
+             "--format=%x01%H", "--", "."],
+            capture_output=True, timeout=120,
+        )
     except (OSError, subprocess.SubprocessError):
         return {}
-    commit = done.stdout.decode("ascii", "replace").strip() if done.returncode == 0 else ""
-    if not commit or top.returncode != 0:
+    if top.returncode != 0 or done.returncode != 0:
         return {}
     prefix = os.fsdecode(top.stdout.strip())
-    candidates = [relative]
-    if relative.endswith(".json"):
-        candidates.append(relative[:-5] + ".jsonl")
-    for former in candidates:
-        name = f"{commit}^:{prefix}{former}"
-        probe = subprocess.run(["git", "-C", str(root), "cat-file", "-e", name], capture_output=True, timeout=60)
-        if probe.returncode == 0:
-            return {relative: (former, name)}
-    return {}
+    found: dict[str, tuple[str, str]] = {}
+    seen: set[str] = set()
+    for block in done.stdout.split(b"\x01")[1:]:
+        parts = [part for part in block.split(b"\0") if part.strip()]
+        if not parts:
+            continue
+        commit = parts[0].strip().decode("ascii", "replace")
+        changes = [(parts[k].strip().decode("ascii", "replace"), os.fsdecode(parts[k + 1]))
+                   for k in range(1, len(parts) - 1, 2)]
+        deleted = {name for code, name in changes if code.startswith("D")}
+        for code, name in changes:
+            if not name.startswith(prefix) or name in seen:
+                continue
+            seen.add(name)
+            relative = name[len(prefix):]
+            if code.startswith("M"):
+                found[relative] = (relative, f"{commit}^:{name}")
+            elif code.startswith("A") and name.endswith(".json") and name[:-5] + ".jsonl" in deleted:
+                found[relative] = (relative[:-5] + ".jsonl", f"{commit}^:{name[:-5]}.jsonl")
+    return found
 
 
 def committed_moves(
@@ -198,7 +220,7 @@ def committed_moves(
 ) -> FixtureMoves | None:
     """The moves of a canonical file that git holds in a legacy shape (`migrate` ran and is not
     committed yet: `committed_versions`; or a commit made the file canonical:
-    `history_version`): planned from those bytes, as before `migrate`, so
+    `history_versions`): planned from those bytes, as before `migrate`, so
     what the data cannot tell (a member a local family kept under `extensions`, a JSON Lines
     file's old name) is known. None when git has no such version."""
     entry = committed.get(relative)
