@@ -74,25 +74,38 @@ def _line_breaks(data: bytes, start: int, end: int) -> int:
     return breaks
 
 
-def _read_text(path: str, root: Path) -> bytes | None:
-    """The bytes of the regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None:
-    also None when its real path lies outside `root` (a tracked name whose folder is now a
-    symlink leading outside is not read there). Only a regular file is opened, so a FIFO
-    never blocks the run."""
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
+class _Reader:
+    """Reads the tracked text files of one index build: `read(path)` gives the bytes of the
+    regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None; also None when its
+    real path lies outside `root` (a tracked name whose folder is now a symlink leading outside
+    is not read there). Only a regular file is opened, so a FIFO never blocks the run.
+
+    The real path of a folder is resolved once per build (the file itself is no symlink:
+    `lstat` says so), so a read costs `lstat`, `open`, `read` and `close`."""
+
+    def __init__(self, root: Path) -> None:
+        self._inside = os.path.realpath(root).rstrip(os.sep) + os.sep
+        self._folders: dict[str, str | None] = {}  # folder: its real path, or None when outside
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
+                return None
+            folder, _, name = path.rpartition(os.sep)
+            real = self._folders.get(folder, "")
+            if real == "":
+                real = os.path.realpath(folder or os.sep)
+                real = self._folders[folder] = real if (real + os.sep).startswith(self._inside) else None
+            if real is None:
+                return None  # a folder on its way is now a symlink leading outside the root
+            # One open per file, not the root rule's walk of directory descriptors: this index only
+            # reads, and a run that checks pins reads every tracked file once more for it.
+            with open(os.path.join(real, name), "rb", buffering=0) as handle:
+                data = handle.read(MAX_TEXT_BYTES + 1)
+            return None if len(data) > MAX_TEXT_BYTES else data
+        except OSError:
             return None
-        real, real_root = os.path.realpath(path), os.path.realpath(root)
-        if not real.startswith(real_root.rstrip(os.sep) + os.sep):
-            return None  # a folder on its way is now a symlink leading outside the root
-        # One open per file, not the root rule's walk of directory descriptors: this index only
-        # reads, and a run that checks pins reads every tracked file once more for it.
-        with open(real, "rb", buffering=0) as handle:
-            data = handle.read(MAX_TEXT_BYTES + 1)
-        return None if len(data) > MAX_TEXT_BYTES else data
-    except OSError:
-        return None
 
 
 def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[str, int], list[str]]) -> None:
@@ -139,8 +152,9 @@ class PinIndex:
 
     def _build(self) -> dict[str, str]:
         digests: dict[str, str] = {}
+        reader = _Reader(self.root)
         for path, relative in _tracked(self.root):
-            data = _read_text(path, self.root)
+            data = reader.read(path)
             if data is None or data.find(b"\0", 0, 8192) >= 0:
                 continue
             scan(data, relative, digests, self._sizes)
