@@ -8,7 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from fixture_migrate.cli import emitters
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fixture_migrate.cli import emitters, jsontext
 from fixture_migrate.cli.output import GithubStream
 
 CLI = Path(emitters.__file__).parent
@@ -62,3 +65,31 @@ def test_text_prints_no_annotation_and_json_keeps_the_diff_in_the_record(tmp_pat
     emitters.emitter_for("json", out=out, root=tmp_path).diff(tmp_path / "a.json", "--- a\n", record)
     emitters.emitter_for("text", out=out, root=tmp_path).unclaimed(tmp_path / "a.json", "why")
     assert record == {"diff": "--- a\n"} and out.getvalue() == ""
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(alphabet='{},:"\\\n\u2028x', max_size=6),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["schema_version", "id", "x"]), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["schema_version", "id", "x"]), _json_values, max_size=3), max_size=5))
+def test_json_lines_cut_from_one_list_is_each_case_on_its_own_line(cases) -> None:
+    """`json_lines` serializes the whole list once and cuts it between cases only where that
+    is sure; the bytes are those of one `dump_json_bytes` line per case, whatever the cases
+    hold (the cut's own sequence nested inside a case, cases not led by `schema_version`,
+    integers orjson cannot write, characters that are escaped)."""
+    expected = b"".join(jsontext.dump_json_bytes(case, indent=None) + b"\n" for case in cases) or b"\n"
+    assert jsontext.json_lines(cases) == expected
+
+
+def test_json_lines_of_normalized_cases_nesting_the_cut() -> None:
+    nested = {"schema_version": "v", "id": "a", "extensions": {"k": [{"a": 1}, {"schema_version": "x"}]}}
+    plain = {"schema_version": "v", "id": "b"}
+    assert jsontext.json_lines([nested, plain]) == (
+        b'{"schema_version":"v","id":"a","extensions":{"k":[{"a":1},{"schema_version":"x"}]}}\n'
+        b'{"schema_version":"v","id":"b"}\n'
+    )
+    assert jsontext.json_lines([plain, plain]) == b'{"schema_version":"v","id":"b"}\n' * 2
