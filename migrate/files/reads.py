@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.files.root import _open_for_reading, _reason
+from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits
 from fixture_migrate.formats.limits import SizeLimit
 
@@ -87,6 +87,43 @@ def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path
         raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
     finally:
         os.close(fd)
+
+
+class RunReads:
+    """The reads of one run under the repo `root`: `read(path)` is `check_inside` (with
+    `root_given`), then `read_fixture` with the file's `limit_for`; raises `FixtureError`
+    as they do.
+
+    What does not change within a run is worked out once: the lexical root test of an
+    absolute path is a function of its directory alone (judged once per directory; a
+    relative path is judged every time, its working directory may change), and a size
+    limit is one per file suffix (its environment variable read once per run)."""
+
+    __slots__ = ("root", "root_given", "_inside", "_limits")
+
+    def __init__(self, root: Path | None, *, root_given: bool = False) -> None:
+        self.root = root
+        self.root_given = root_given
+        self._inside: set[str] = set()
+        self._limits: dict[str, SizeLimit] = {}
+
+    def read(self, path: Path) -> bytes:
+        root = self.root
+        text = os.fspath(path)
+        directory, _, name = text.rpartition(os.sep)
+        if directory not in self._inside:
+            check_inside(path, root, root_given=self.root_given)
+            plain = directory and name not in ("", os.curdir, os.pardir)
+            if plain and self.root_given and root is not None and os.path.isabs(text) and os.path.isabs(root):
+                self._inside.add(directory)
+        dot = name.rfind(".")
+        suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else None
+        limit = self._limits.get(suffix) if suffix is not None else None
+        if limit is None:
+            limit = limits.limit_for(path)
+            if suffix is not None:
+                self._limits[suffix] = limit
+        return read_fixture(path, limit=limit, root=root)
 
 
 def read_head(path: Path, size: int, *, root: Path | None = None) -> bytes:

@@ -37,10 +37,9 @@ from fixture_migrate.formats.target import Node, Src, count_extension_moves, is_
 from fixture_migrate.files.hard_links import HardLinks
 from fixture_migrate.files.moves import move_file
 from fixture_migrate.files.paths import relative_source
-from fixture_migrate.files.reads import read_fixture
-from fixture_migrate.files.root import check_inside, pin_root, resolve_target
+from fixture_migrate.files.reads import RunReads
+from fixture_migrate.files.root import pin_root, resolve_target
 from fixture_migrate.files.writes import check_new, write_atomic
-from fixture_migrate.formats.limits import SizeLimit, limit_for
 from fixture_migrate.migration.status import Status
 from fixture_migrate.migration.unreadable import in_skill_evals
 from fixture_migrate.slots import Record
@@ -280,8 +279,7 @@ class Engine:
         forget_places()  # the folders a previous run stat'ed may have changed since
         self.cache = cache
         self.reuse_changes = reuse_changes
-        self._inside: set[str] = set()  # absolute directories `check_inside` found inside the root
-        self._limits: dict[str, SizeLimit] = {}  # per file suffix, its `limit_for`
+        self._reads = RunReads(options.repo_root, root_given=getattr(options, "root_given", False))
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -342,26 +340,7 @@ class Engine:
         """The bytes of `path`: a regular file within its syntax's size limit
         (`fixture_migrate.formats.limits.limit_for`), read under the root rule
         (`fixture_migrate.files.reads.read_fixture`). Raises `FixtureError`."""
-        root = self.options.repo_root
-        text = os.fspath(path)
-        directory, _, name = text.rpartition(os.sep)
-        if directory not in self._inside:
-            given = getattr(self.options, "root_given", False)
-            check_inside(path, root, root_given=given)
-            # The lexical test is a function of the directory alone once both are absolute (no
-            # working directory in it): judged once per directory for the rest of the run.
-            plain = directory and name not in ("", os.curdir, os.pardir)
-            if plain and given and root is not None and os.path.isabs(text) and os.path.isabs(root):
-                self._inside.add(directory)
-        # The size limit is one per syntax, read from the environment once per run.
-        dot = name.rfind(".")
-        suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else None
-        limit = self._limits.get(suffix) if suffix is not None else None
-        if limit is None:
-            limit = limit_for(path)
-            if suffix is not None:
-                self._limits[suffix] = limit
-        return read_fixture(path, limit=limit, root=root)
+        return self._reads.read(path)
 
     def plan(self, path: Path) -> FileResult:
         """Read `path` and work out its migration, checked, without writing anything.
