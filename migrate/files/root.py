@@ -51,6 +51,7 @@ import stat
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files import beneath
 from fixture_migrate.files.paths import absolute as absolute_path
 
 _UNSUPPORTED = (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EBADF)
@@ -316,11 +317,16 @@ def _open_file(directory: Directory, name: str) -> int:
     return os.open(name, _READ_FLAGS, dir_fd=directory.fd)
 
 
-_HELD: dict[str, tuple[int, Path | str, str, str, int, int, tuple[str, ...] | None]] = {}
+_HELD: dict[str, tuple[int, Path | str, str, str, int, int, tuple[str, ...] | None, str]] = {}
 """Per directory a walk is in, named as the walk names it (`repo/skills/a/evals`): the
 descriptor the walk holds on it, the root it was opened under, that root's real path, the
-directory's real path and (device, inode), and the directories between the root and it
-(`_between`; None when its real path is not under the root's)."""
+directory's real path and (device, inode), the directories between the root and it
+(`_between`; None when its real path is not under the root's), and its real path below the
+root's as a prefix of its files' (`skills/a/evals/`, "" for the root itself)."""
+
+_BENEATH = True
+"""Whether reads below held directories may open in one call (`beneath`); False takes the
+checks one by one (tests compare the two)."""
 
 
 def hold_directory(path: str, fd: int, root: Path | str) -> None:
@@ -335,6 +341,7 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
     except OSError:
         return
     real, held_real = real_root(root), os.path.realpath(path)
+    inside = is_inside(held_real, real)
     _HELD["" if path == os.curdir else path] = (
         fd,
         root,
@@ -342,7 +349,8 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
         held_real,
         info.st_dev,
         info.st_ino,
-        _between(real, held_real) if is_inside(held_real, real) else None,
+        _between(real, held_real) if inside else None,
+        (held_real[len(real.rstrip(os.sep)) :].lstrip(os.sep) + os.sep).lstrip(os.sep) if inside else "",
     )
 
 
@@ -354,6 +362,37 @@ def release_directory(path: str) -> None:
 def _forget_held() -> None:
     # A forked worker did not open these: it never reads through them.
     _HELD.clear()
+    for fd, _ in _ROOT_FDS.values():
+        os.close(fd)
+    _ROOT_FDS.clear()
+
+
+_ROOT_FDS: dict[str, tuple[int, tuple[int, int]]] = {}
+"""Per real root (the last two a process read below), a descriptor of the directory pinned for
+it (`_ROOT_IDS`) and that directory's (device, inode), for reads below held directories in
+one call (`beneath.open_beneath`)."""
+
+
+def _root_fd(real: str, ids: tuple[int, int]) -> int | None:
+    """A descriptor of the real root `real`, the directory `ids` (device, inode) names, or
+    None. The caller has just seen that `real` leads to that directory."""
+    kept = _ROOT_FDS.get(real)
+    if kept is not None:
+        if kept[1] == ids:
+            return kept[0]
+        os.close(_ROOT_FDS.pop(real)[0])  # a directory pinned before, since replaced
+    try:
+        fd = os.open(real, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) != ids:
+        os.close(fd)
+        return None
+    while len(_ROOT_FDS) >= 2:
+        os.close(_ROOT_FDS.pop(next(iter(_ROOT_FDS)))[0])
+    _ROOT_FDS[real] = (fd, ids)
+    return fd
 
 
 if hasattr(os, "register_at_fork"):
@@ -374,7 +413,7 @@ def _open_held(path: Path, root: Path) -> int | None:
     held = _HELD.get(directory)
     if held is None or name in ("", os.curdir, os.pardir):
         return None
-    fd, held_root, real, held_real, device, inode, between = held
+    fd, held_root, real, held_real, device, inode, between, below = held
     if root is not held_root and real_root(root) != real:
         return None
     try:
@@ -384,8 +423,19 @@ def _open_held(path: Path, root: Path) -> int | None:
         # with no symlink on it below the root, still leads to the very directory held, so
         # one moved out of the root since it was listed is not read from.
         info = os.stat(real)
-        if _ROOT_IDS.get(real) != (info.st_dev, info.st_ino) or between is None:
+        ids = _ROOT_IDS.get(real)
+        if ids != (info.st_dev, info.st_ino) or between is None:
             return None
+        # Where the kernel can: the same in one call, the file opened from the pinned root
+        # along the directory's real path, no symlink followed (what the full walk from the
+        # root does, component by component). It reaches the directory now at that path,
+        # which the checks below would send to the full walk, to open the same file.
+        if _BENEATH is not False:
+            root_fd = _root_fd(real, ids)  # type: ignore[arg-type]
+            if root_fd is not None:
+                opened = beneath.open_beneath(root_fd, below + name, _READ_FLAGS)
+                if opened is not None or beneath.available():
+                    return opened
         for directory in between:
             if stat.S_ISLNK(os.stat(directory, follow_symlinks=False).st_mode):
                 return None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fixture_migrate.files import beneath
 from fixture_migrate.migration import cache as cache_module
 from fixture_migrate.migration.cache import CACHE_DIR_NAME, ENV_VAR, MAGIC, digest
 from fixture_migrate.migration.engine import Engine
@@ -426,7 +427,14 @@ def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
         opened.append(os.fsdecode(path))
         return real_open(path, *args, **kwargs)
 
+    real_beneath = beneath.open_beneath
+
+    def spy_beneath(directory_fd, relative, flags):  # one call from the pinned root, where the kernel has it
+        opened.append(relative.rpartition("/")[2])
+        return real_beneath(directory_fd, relative, flags)
+
     monkeypatch.setattr(os, "open", spy)
+    monkeypatch.setattr(beneath, "open_beneath", spy_beneath)
     names = planned(monkeypatch)
     second = check(tree, monkeypatch, capsys)
     monkeypatch.undo()
