@@ -23,6 +23,7 @@ from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-expo
 from fixture_migrate.files.walk import SKIPPED_DIRS
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _HEX = re.compile(rb"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9a-fA-F])")
 _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
@@ -100,9 +101,15 @@ class _Reader:
             if real is None:
                 return None  # a folder on its way is now a symlink leading outside the root
             # One open per file, not the root rule's walk of directory descriptors: this index only
-            # reads, and a run that checks pins reads every tracked file once more for it.
-            with open(os.path.join(real, name), "rb", buffering=0) as handle:
-                data = handle.read(MAX_TEXT_BYTES + 1)
+            # reads, and a run that checks pins reads every tracked file once more for it. The
+            # size lstat gave plus one byte tells a file that grew since.
+            fd = os.open(os.path.join(real, name), _FLAGS)
+            try:
+                data = os.read(fd, min(info.st_size, MAX_TEXT_BYTES) + 1)
+                if len(data) > info.st_size:
+                    data += os.read(fd, MAX_TEXT_BYTES + 1 - len(data))
+            finally:
+                os.close(fd)
             return None if len(data) > MAX_TEXT_BYTES else data
         except OSError:
             return None
