@@ -5,6 +5,7 @@ text stream."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any, TextIO
 
@@ -58,6 +59,7 @@ def _escaped(raw: bytes) -> bytes:
     return raw
 
 
+_DICT, _LEAD = {dict}, {"schema_version"}
 _BETWEEN_CASES = b'},{"schema_version":'
 """Where one normalized case ends and the next begins in the compact JSON of a list of them
 (`contract.NORMALIZED_KEYS` leads with `schema_version`)."""
@@ -74,7 +76,13 @@ def json_lines(cases: list[Any]) -> bytes:
     serialized alone; both give the same bytes."""
     dumps = orjson.dumps
     try:
-        if len(cases) > 1 and all(case.__class__ is dict and next(iter(case), None) == "schema_version" for case in cases):
+        # Every case a dict led by `schema_version` (in C: the type of each, and the first key
+        # of each, None for an empty one).
+        if (
+            len(cases) > 1
+            and set(map(type, cases)) == _DICT
+            and set(map(next, map(iter, cases), itertools.repeat(None))) == _LEAD
+        ):
             raw = dumps(cases)
             if raw.count(_BETWEEN_CASES) == len(cases) - 1:
                 return _escaped(raw[1:-1].replace(_BETWEEN_CASES, b'}\n{"schema_version":') + b"\n")
