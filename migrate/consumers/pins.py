@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
+from fixture_migrate.files import beneath
 from fixture_migrate.files.walk import SKIPPED_DIRS
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
@@ -79,31 +80,52 @@ class _Reader:
     """Reads the tracked text files of one index build: `read(path)` gives the bytes of the
     regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None; also None when its
     real path lies outside `root` (a tracked name whose folder is now a symlink leading outside
-    is not read there). Only a regular file is opened, so a FIFO never blocks the run.
+    is not read there). Only a regular file is opened, so a FIFO never blocks the run. `close()`
+    ends the build.
 
-    The real path of a folder is resolved once per build (the file itself is no symlink:
-    `lstat` says so), so a read costs `lstat`, `open`, `read` and `close`."""
+    Where the kernel can (`fixture_migrate.files.beneath`), the file is opened in one call from
+    a descriptor of the real root, along its folder's real path (resolved once per folder),
+    never through a symlink: a folder swapped for one since cannot lead the read outside.
+    When that call fails, or where there is none, the file's own real path is resolved and
+    checked right before it is opened, as for every file before."""
 
     def __init__(self, root: Path) -> None:
-        self._inside = os.path.realpath(root).rstrip(os.sep) + os.sep
-        self._folders: dict[str, str | None] = {}  # folder: its real path, or None when outside
+        real_root = os.path.realpath(root)
+        self._inside = real_root.rstrip(os.sep) + os.sep
+        self._folders: dict[str, str | None] = {}  # folder: its real path below the root + "/", or None
+        self._root_fd = -1
+        if beneath.available():
+            try:
+                self._root_fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY | _FLAGS)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        if self._root_fd >= 0:
+            os.close(self._root_fd)
+            self._root_fd = -1
 
     def read(self, path: str) -> bytes | None:
         try:
             info = os.lstat(path)
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
                 return None
-            folder, _, name = path.rpartition(os.sep)
-            real = self._folders.get(folder, "")
-            if real == "":
-                real = os.path.realpath(folder or os.sep)
-                real = self._folders[folder] = real if (real + os.sep).startswith(self._inside) else None
-            if real is None:
-                return None  # a folder on its way is now a symlink leading outside the root
-            # One open per file, not the root rule's walk of directory descriptors: this index only
-            # reads, and a run that checks pins reads every tracked file once more for it. The
-            # size lstat gave plus one byte tells a file that grew since.
-            fd = os.open(os.path.join(real, name), _FLAGS)
+            fd = None
+            if self._root_fd >= 0:
+                folder, _, name = path.rpartition(os.sep)
+                below = self._folders.get(folder, "")
+                if below == "":
+                    real = os.path.realpath(folder or os.sep) + os.sep
+                    below = self._folders[folder] = real[len(self._inside) :] if real.startswith(self._inside) else None
+                if below is None:
+                    return None  # a folder on its way is a symlink leading outside the root
+                fd = beneath.open_beneath(self._root_fd, below + name, _FLAGS)
+            if fd is None:
+                real = os.path.realpath(path)
+                if not real.startswith(self._inside):
+                    return None  # a folder on its way is now a symlink leading outside the root
+                fd = os.open(real, _FLAGS)
+            # The size lstat gave plus one byte tells a file that grew since.
             try:
                 data = os.read(fd, min(info.st_size, MAX_TEXT_BYTES) + 1)
                 if len(data) > info.st_size:
@@ -160,11 +182,14 @@ class PinIndex:
     def _build(self) -> dict[str, str]:
         digests: dict[str, str] = {}
         reader = _Reader(self.root)
-        for path, relative in _tracked(self.root):
-            data = reader.read(path)
-            if data is None or data.find(b"\0", 0, 8192) >= 0:
-                continue
-            scan(data, relative, digests, self._sizes)
+        try:
+            for path, relative in _tracked(self.root):
+                data = reader.read(path)
+                if data is None or data.find(b"\0", 0, 8192) >= 0:
+                    continue
+                scan(data, relative, digests, self._sizes)
+        finally:
+            reader.close()
         return digests
 
     def pinned_by(self, path: Path, print_: tuple[int, str, str]) -> str | None:

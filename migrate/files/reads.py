@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.root import _directory_inside as directory_inside
 from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits
 from fixture_migrate.formats.limits import SizeLimit
@@ -111,10 +112,20 @@ class RunReads:
         root = self.root
         text = os.fspath(path)
         directory, _, name = text.rpartition(os.sep)
-        if directory not in self._inside:
+        plain = name not in ("", os.curdir, os.pardir)  # a name that stays in its directory
+        if not (plain and directory in self._inside):
             check_inside(path, root, root_given=self.root_given)
-            plain = directory and name not in ("", os.curdir, os.pardir)
-            if plain and self.root_given and root is not None and os.path.isabs(text) and os.path.isabs(root):
+            # Remembered only when the directory itself is inside (the root's own path passes
+            # `check_inside` too, its directory being the root's parent).
+            if (
+                plain
+                and directory
+                and self.root_given
+                and root is not None
+                and os.path.isabs(text)
+                and os.path.isabs(root)
+                and directory_inside("", directory, os.fspath(root))
+            ):
                 self._inside.add(directory)
         dot = name.rfind(".")
         suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else None

@@ -317,12 +317,13 @@ def _open_file(directory: Directory, name: str) -> int:
     return os.open(name, _READ_FLAGS, dir_fd=directory.fd)
 
 
-_HELD: dict[str, tuple[int, Path | str, str, str, int, int, tuple[str, ...] | None, str]] = {}
+_HELD: dict[str, tuple[int, Path | str, str, str, int, int, tuple[str, ...] | None, str, int]] = {}
 """Per directory a walk is in, named as the walk names it (`repo/skills/a/evals`): the
 descriptor the walk holds on it, the root it was opened under, that root's real path, the
 directory's real path and (device, inode), the directories between the root and it
-(`_between`; None when its real path is not under the root's), and its real path below the
-root's as a prefix of its files' (`skills/a/evals/`, "" for the root itself)."""
+(`_between`; None when its real path is not under the root's), its real path below the
+root's as a prefix of its files' (`skills/a/evals/`, "" for the root itself), and a
+descriptor of the pinned root for reads below it in one call (`_open_root`; -1: none)."""
 
 _BENEATH = True
 """Whether reads below held directories may open in one call (`beneath`); False takes the
@@ -342,6 +343,7 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
         return
     real, held_real = real_root(root), os.path.realpath(path)
     inside = is_inside(held_real, real)
+    release_directory(path)  # a note left for the same name: its root descriptor closed
     _HELD["" if path == os.curdir else path] = (
         fd,
         root,
@@ -351,48 +353,42 @@ def hold_directory(path: str, fd: int, root: Path | str) -> None:
         info.st_ino,
         _between(real, held_real) if inside else None,
         (held_real[len(real.rstrip(os.sep)) :].lstrip(os.sep) + os.sep).lstrip(os.sep) if inside else "",
+        _open_root(real) if inside and _BENEATH and beneath.available() else -1,
     )
 
 
 def release_directory(path: str) -> None:
     """Forget what `hold_directory` noted for `path` (before its descriptor is closed)."""
-    _HELD.pop("" if path == os.curdir else path, None)
+    held = _HELD.pop("" if path == os.curdir else path, None)
+    if held is not None and held[-1] >= 0:
+        os.close(held[-1])
 
 
-def _forget_held() -> None:
-    # A forked worker did not open these: it never reads through them.
-    _HELD.clear()
-    for fd, _ in _ROOT_FDS.values():
-        os.close(fd)
-    _ROOT_FDS.clear()
-
-
-_ROOT_FDS: dict[str, tuple[int, tuple[int, int]]] = {}
-"""Per real root (the last two a process read below), a descriptor of the directory pinned for
-it (`_ROOT_IDS`) and that directory's (device, inode), for reads below held directories in
-one call (`beneath.open_beneath`)."""
-
-
-def _root_fd(real: str, ids: tuple[int, int]) -> int | None:
-    """A descriptor of the real root `real`, the directory `ids` (device, inode) names, or
-    None. The caller has just seen that `real` leads to that directory."""
-    kept = _ROOT_FDS.get(real)
-    if kept is not None:
-        if kept[1] == ids:
-            return kept[0]
-        os.close(_ROOT_FDS.pop(real)[0])  # a directory pinned before, since replaced
+def _open_root(real: str) -> int:
+    """A descriptor of the real root `real` for the reads below one held directory, opened
+    while it is the directory pinned for it (`_ROOT_IDS`), or -1. It lives as long as the
+    held directory's note (`release_directory` closes it), never longer than the walk."""
+    ids = _ROOT_IDS.get(real)
+    if ids is None:
+        return -1
     try:
         fd = os.open(real, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
     except OSError:
-        return None
+        return -1
     info = os.fstat(fd)
     if (info.st_dev, info.st_ino) != ids:
         os.close(fd)
-        return None
-    while len(_ROOT_FDS) >= 2:
-        os.close(_ROOT_FDS.pop(next(iter(_ROOT_FDS)))[0])
-    _ROOT_FDS[real] = (fd, ids)
+        return -1
     return fd
+
+
+def _forget_held() -> None:
+    # A forked worker did not open these: it never reads through them. The root descriptors
+    # were opened for the parent's walk: the child's copies are closed.
+    for held in _HELD.values():
+        if held[-1] >= 0:
+            os.close(held[-1])
+    _HELD.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -413,7 +409,7 @@ def _open_held(path: Path, root: Path) -> int | None:
     held = _HELD.get(directory)
     if held is None or name in ("", os.curdir, os.pardir):
         return None
-    fd, held_root, real, held_real, device, inode, between, below = held
+    fd, held_root, real, held_real, device, inode, between, below, root_fd = held
     if root is not held_root and real_root(root) != real:
         return None
     try:
@@ -430,12 +426,8 @@ def _open_held(path: Path, root: Path) -> int | None:
         # along the directory's real path, no symlink followed (what the full walk from the
         # root does, component by component). It reaches the directory now at that path,
         # which the checks below would send to the full walk, to open the same file.
-        if _BENEATH is not False:
-            root_fd = _root_fd(real, ids)  # type: ignore[arg-type]
-            if root_fd is not None:
-                opened = beneath.open_beneath(root_fd, below + name, _READ_FLAGS)
-                if opened is not None or beneath.available():
-                    return opened
+        if root_fd >= 0 and _BENEATH:
+            return beneath.open_beneath(root_fd, below + name, _READ_FLAGS)
         for directory in between:
             if stat.S_ISLNK(os.stat(directory, follow_symlinks=False).st_mode):
                 return None

