@@ -4,6 +4,7 @@ case by case. A migration may fix errors, never add them."""
 
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +40,23 @@ def _same(a: Any, b: Any) -> bool:
 
 def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
     """Whether the members `validate_case` reads are the same in both cases (see `_same`)."""
-    get, get_old = case.get, old.get
-    for key in _VALIDATED:
-        a, b = get(key), get_old(key)
+    try:
+        values, old_values = _VALUES(case), _VALUES(old)
+    except KeyError:  # not built by `normalize_payload`: a member is missing
+        get, get_old = case.get, old.get
+        values, old_values = tuple(map(get, _VALIDATED)), tuple(map(get_old, _VALIDATED))
+    # Compared in C first: `==` holds when the values are the same, and seldom fails to
+    # tell otherwise (it also equates `1`, `1.0` and `True`, which the loop tells apart).
+    if values != old_values:
+        return False
+    for a, b in zip(values, old_values):
         kind = a.__class__
         if kind is not b.__class__:
             return False
         if kind is str or a is None:
-            if a != b:
-                return False
-        elif kind is list:
-            # Normalized arrays hold strings: compared in C, by value and then by item type.
-            if a != b:
-                return False
+            continue
+        if kind is list:
+            # Normalized arrays hold strings: equal lists of them are the same.
             if a and not (set(map(type, a)) == _STR_ONLY == set(map(type, b))) and not _same(a, b):
                 return False
         elif not _same(a, b):
@@ -59,6 +64,7 @@ def _same_validated(case: NormalizedCase, old: NormalizedCase) -> bool:
     return True
 
 
+_VALUES = itemgetter(*_VALIDATED)
 _STR_ONLY = {str}
 
 

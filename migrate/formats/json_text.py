@@ -12,6 +12,7 @@ scalar arrays, `\\uXXXX` escapes, line endings).
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 from fixture_migrate.errors import FixtureError, line_col
@@ -238,13 +239,12 @@ def _scalar_arrays(root: JNode, limit: int = 200) -> list[tuple[str | None, JNod
     return found
 
 
+_INDENT = LazyRegex(r"[ \t]*")
+
+
 def _line_indent(text: str, offset: int) -> str:
     """The whitespace that starts the line holding `offset`."""
-    start = text.rfind("\n", 0, offset) + 1
-    end = start
-    while end < len(text) and text[end] in " \t":
-        end += 1
-    return text[start:end]
+    return _INDENT.match(text, text.rfind("\n", 0, offset) + 1).group()
 
 
 class JsonWriter:
@@ -436,7 +436,9 @@ class JsonWriter:
     def _string(self, value: str) -> str:
         encoded = self._strings.get(value)
         if encoded is None:
-            encoded = self._strings[value] = json.dumps(value, ensure_ascii=self.style.ascii)
+            # What `json.dumps(value, ensure_ascii=...)` gives for a string, without its wrapper.
+            encode = encode_basestring_ascii if self.style.ascii else encode_basestring
+            encoded = self._strings[value] = encode(value)
         return encoded
 
 

@@ -8,6 +8,9 @@ must parse, conserve every leaf, normalize compatibly with the reference's view
 of the input, add no validation error, and be stable (migrating it again
 changes nothing). A plan that fails a check is an error for that file; the
 other files go on.
+
+Some 560 lines, over the ~500 the project aims for: planning a file, its checks and
+applying the change share `FileResult` and read best together.
 """
 
 from __future__ import annotations
@@ -255,6 +258,9 @@ class Engine:
     """Plans and applies migrations, and reads fixtures for `normalize` and `validate`.
 
     `options` holds the run's settings; `registry` the adapters (the built-ins by default).
+    `keep_moves` False leaves `FileResult.moves` empty, for runs that never read them
+    (`fixture_migrate.migration.run`; `fixture_migrate.consumers` does): listing them walks
+    the whole target tree of every change.
     """
 
     def __init__(
@@ -264,6 +270,7 @@ class Engine:
         cache: Cache | None = None,
         *,
         reuse_changes: bool = False,
+        keep_moves: bool = True,
     ) -> None:
         self.options = options
         self.registry = registry or migration_registry()
@@ -280,6 +287,7 @@ class Engine:
         self.cache = cache
         self.reuse_changes = reuse_changes
         self._reads = RunReads(options.repo_root, root_given=getattr(options, "root_given", False))
+        self.keep_moves = keep_moves
 
     def detect(self, document: Document) -> list[Adapter | None]:
         """The adapter claiming each unit of `document` (None: not a fixture)."""
@@ -448,7 +456,8 @@ class Engine:
             return result  # the edits write back what is there (a bare case list already canonical)
         new_units = self._check(document, adapters, new_bytes, context)
         result.status = Status.CHANGED
-        result.moves = [move for target in targets for move in moved_paths(target)]
+        if self.keep_moves:
+            result.moves = [move for target in targets for move in moved_paths(target)]
         result.cases = sum(len(data.get("cases") or []) for data in new_units if isinstance(data, dict))
         result.old_bytes, result.new_bytes = document.raw, new_bytes
         result.first_changed_line = first_changed_line(document.raw, new_bytes)

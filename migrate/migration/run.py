@@ -99,7 +99,7 @@ _WORKER: tuple[Engine, MigrateMode] | None = None
 
 def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None) -> None:
     global _WORKER
-    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff)), mode)
+    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff), keep_moves=False), mode)
 
 
 def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
@@ -194,7 +194,7 @@ class MigrationRun:
             from fixture_migrate.migration.cache import Cache
 
             cache = Cache.open(options)
-        engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff))
+        engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff), keep_moves=False)
         run = cls(engine, mode, named=named, pins=pins)
         run.files = files
         return run
