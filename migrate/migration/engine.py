@@ -15,7 +15,6 @@ applying the change share `FileResult` and read best together.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from pathlib import Path
@@ -304,7 +303,13 @@ class Engine:
             adapter = self.registry.detect(unit)
             if adapter is not None and not is_local(adapter, unit):
                 raise error
-        included = functools.cache(lambda: self._included(document.path))  # asked by the rules after the first
+        asked: list[bool] = []
+
+        def included() -> bool:  # worked out once, and only when a rule asks (most files: never)
+            if not asked:
+                asked.append(self._included(document.path))
+            return asked[0]
+
         return [
             decide(
                 self.registry,
