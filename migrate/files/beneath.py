@@ -53,13 +53,14 @@ def _lookup() -> Any:
     class OpenHow(ctypes.Structure):
         _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
-    hows: dict[int, Any] = {}
+    size = ctypes.sizeof(OpenHow)
+    hows: dict[int, Any] = {}  # per flags: a reference to its `open_how` (kept alive here), made once
 
     def call(directory_fd: int, relative: bytes, flags: int) -> int:
         how = hows.get(flags)
         if how is None:
-            how = hows[flags] = OpenHow(flags, 0, _RESOLVE)
-        return syscall(_SYSCALL_OPENAT2, directory_fd, relative, ctypes.byref(how), ctypes.sizeof(how))
+            how = hows[flags] = ctypes.byref(OpenHow(flags, 0, _RESOLVE))
+        return syscall(_SYSCALL_OPENAT2, directory_fd, relative, how, size)
 
     # One trial open of the directory itself: a kernel without the call, or a sandbox that
     # refuses it, says so here, and the call is never tried again in this process.
