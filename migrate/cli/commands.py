@@ -313,12 +313,10 @@ def run_validate(
     as they come, each placed while its file's text is at hand: what the run keeps is
     one 64-bit digest of the `skill:id` key and the index of its first source file per
     case id (`CaseKeys`), for duplicates across files (and, with `readiness`, the case
-    ids per skill and bucket). A file whose only errors are duplicates is read again
-    once, to place them.
+    ids per skill and bucket). The ids of a file are placed only when one of them turns
+    out a duplicate (`CasePlaces`; in a worker process, before its result is sent).
     """
     from fixture_migrate.contract.validate import RefChecker
-    from fixture_migrate.migration.locate import error_place
-    from fixture_migrate.migration.reader import CaseOrigin, Reader
     from fixture_migrate.migration.validation import CaseKeys, duplicate_error
 
     files = report.sources(iter_selected(paths, options))
@@ -333,7 +331,6 @@ def run_validate(
         initializer=_start_validator,
         initargs=(options, check_refs, as_migrated, place, readiness),
     )
-    reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
     seen = CaseKeys()  # per case id met, the index in `sources` of its first case's source file
     sources: list[Any] = []
     source_index: dict[str, int] = {}
@@ -351,7 +348,6 @@ def run_validate(
         found: list[tuple[ValidationError, Any]] = list(checked.head)
         own = iter(checked.errors)
         next_own = next(own, None)
-        loaded = None  # this file read again, once, to place duplicates the worker could not
         shared_index = -1
         for index, key in enumerate(checked.keys):
             if next_own is not None and next_own[0] == index:
@@ -368,15 +364,7 @@ def run_validate(
             if previous < 0:
                 continue
             duplicate = duplicate_error(skill, checked.ids[index], source_file, sources[previous])
-            dup_place = checked.dup_places[index] if checked.dup_places is not None else None
-            origin = checked.origins[index] if checked.origins is not None else None
-            if dup_place is None and origin is not None and origin[1] is not None:
-                if loaded is None:
-                    if reader is None:
-                        reader = Reader(Engine(options))
-                    loaded = reader.load(checked.path, last_duplicate_wins=True)
-                dup_place = error_place(CaseOrigin(loaded, *origin), duplicate)
-            found.append((duplicate, dup_place))
+            found.append((duplicate, checked.dup_places[index] if checked.dup_places is not None else None))
         found.extend(checked.tail)
         errors += len(found)
         if skills is not None and checked.normalized:

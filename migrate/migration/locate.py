@@ -8,10 +8,16 @@ duplicate, ...), in the case or, for values a case inherits, in the file, and
 asks the document for its place. Where no member fits, the case itself is
 placed; where the case is unknown (a case a migration makes from other data),
 the file's first line.
+
+`error_places` places many errors of a file at once (the document's `locate_all`: a JSON
+file is then walked only to the members concerned, never parsed for spans), and
+`CasePlaces` is the place of one kind of error in every case of a file, worked out only
+when one is asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fixture_migrate.contract import rules as c
@@ -95,3 +101,73 @@ def error_place(origin: CaseOrigin, error: dict[str, Any]) -> tuple[int, int] | 
         return document.locate(origin.unit, member_path(data, origin.case, error))
     except FixtureError:  # a file read with a repeated key has no span tree to place by
         return None
+
+
+Place = tuple[int, int] | None
+"""1-based `(line, column)`, or None where it cannot be told."""
+
+
+def error_places(origins: Sequence[CaseOrigin], errors: Sequence[dict[str, Any]]) -> list[Place]:
+    """`error_place(origin, error)` of each pair of `origins` and `errors` (of one length),
+    those of one unit placed by one call of its document's `locate_all`."""
+    places: list[Place] = [None] * len(errors)
+    groups: dict[tuple[int, int], tuple[Any, int, list[int], list[NodePath]]] = {}
+    for number, (origin, error) in enumerate(zip(origins, errors, strict=True)):
+        if error.get("line"):
+            places[number] = error["line"], error.get("column") or 1
+            continue
+        document = origin.file.document
+        unit = origin.unit
+        if document is None or unit is None or origin.case is None:
+            continue
+        group = groups.get((id(document), unit))
+        if group is None:
+            group = groups[id(document), unit] = (document, unit, [], [])
+        group[2].append(number)
+        group[3].append(member_path(document.units[unit].data, origin.case, error))
+    for document, unit, numbers, paths in groups.values():
+        for number, place in zip(numbers, document.locate_all(unit, paths), strict=True):
+            places[number] = place
+    return places
+
+
+class CasePlaces:
+    """Where an error of one reason code would point in each case of a file (the `id` of a
+    duplicate, say), by case index: `places[i]`. Worked out, for every case at once, the
+    first time one is asked for (most files have no duplicate, and their cases are never
+    placed), or before the object is pickled to another process (it travels as the places
+    alone; the file it was read from stays behind).
+
+    `origins` are the cases' `CaseOrigin`s, `error` an error of the reason code (only its
+    code counts); or `places`, already worked out.
+    """
+
+    __slots__ = ("_origins", "_error", "_places")
+
+    def __init__(
+        self,
+        origins: Sequence[CaseOrigin] = (),
+        error: dict[str, Any] | None = None,
+        places: Sequence[Place] | None = None,
+    ) -> None:
+        self._origins = origins
+        self._error = error
+        self._places = places
+
+    def _worked_out(self) -> Sequence[Place]:
+        places = self._places
+        if places is None:
+            assert self._error is not None
+            places = self._places = error_places(self._origins, [self._error] * len(self._origins))
+            self._origins, self._error = (), None
+        return places
+
+    def __getitem__(self, index: int) -> Place:
+        places = self._places
+        return (places if places is not None else self._worked_out())[index]
+
+    def __len__(self) -> int:
+        return len(self._places if self._places is not None else self._origins)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return CasePlaces, ((), None, tuple(self._worked_out()))

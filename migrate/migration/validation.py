@@ -15,7 +15,7 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import RefChecker, ValidationError, make_error, validate_case
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.locate import error_place
+from fixture_migrate.migration.locate import CasePlaces, Place, error_place, error_places
 from fixture_migrate.migration.reader import CaseOrigin, Reader
 from fixture_migrate.slots import Record
 
@@ -30,9 +30,9 @@ class CheckedFile(Record):
     across files needs), with the case's skill and source file in `shared` when every case
     has the same ones (the common case), else per case in `owners`; `errors` the
     `(case index, errors)` of the cases that have some, each error with its `(line, column)`
-    (None where unknown or not asked for); `dup_places` the place of each case's id where
-    the file's span tree was built anyway, else `origins`, the `(unit, case path)` to find
-    it with. `head` holds the errors before the cases (a repeated key), `tail` those after
+    (None where unknown or not asked for); `dup_places`, when places are asked for, where a
+    duplicate id of each case would point (`CasePlaces`: worked out when first asked for,
+    or before the record is pickled to the main process). `head` holds the errors before the cases (a repeated key), `tail` those after
     (non-object cases), each with its place; `normalized` the cases themselves when the run
     also reports readiness. Kept this compact because it travels between processes.
     """
@@ -50,7 +50,6 @@ class CheckedFile(Record):
         "owners",
         "errors",
         "dup_places",
-        "origins",
         "tail",
         "normalized",
     )
@@ -61,15 +60,14 @@ class CheckedFile(Record):
         self.claims: list[str] | None = None  # what `detect` says of each payload, once read
         self.problems: list[FixtureError] = []
         self.fixture = False
-        self.head: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.head: list[tuple[ValidationError, Place]] = []
         self.keys: list[int] = []
         self.ids: list[Any] = []
         self.shared: tuple[Any, Any] | None = None
         self.owners: list[tuple[Any, Any]] | None = None
-        self.errors: list[tuple[int, list[tuple[ValidationError, tuple[int, int] | None]]]] = []
-        self.dup_places: list[tuple[int, int] | None] | None = None
-        self.origins: list[tuple[int | None, Any]] | None = None
-        self.tail: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.errors: list[tuple[int, list[tuple[ValidationError, Place]]]] = []
+        self.dup_places: CasePlaces | None = None
+        self.tail: list[tuple[ValidationError, Place]] = []
         self.normalized: list[NormalizedCase] | None = None
 
 
@@ -108,18 +106,14 @@ def check_file(
         return checked
     if keep_cases:
         checked.normalized = cases
-    keys, ids, errors = checked.keys, checked.ids, checked.errors
-    located = False
+    keys, ids = checked.keys, checked.ids
+    failed: list[tuple[int, list[ValidationError]]] = []
     js_string = c.js_string
     digest = _digest
-    for index, (entry, origin) in enumerate(zip(cases, origins, strict=True)):
+    for index, entry in enumerate(cases):
         found = validate_case(entry, refs)
         if found:
-            if place:
-                errors.append((index, [(error, error_place(origin, error)) for error in found]))
-                located = True
-            else:
-                errors.append((index, [(error, None) for error in found]))
+            failed.append((index, found))
         skill, case_id = entry.get("skill"), entry.get("id")
         if skill.__class__ is str and case_id.__class__ is str:
             keys.append(digest(f"{skill}:{case_id}"))
@@ -136,12 +130,15 @@ def check_file(
             checked.shared = (skill, source)
         if checked.shared is None:
             checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
-    if located:
-        # The span tree is built already: the place a duplicate id would have costs little now.
-        probe = {"reason_code": c.DUPLICATE_CASE_ID}
-        checked.dup_places = [error_place(origin, probe) for origin in origins]
-    elif place:
-        checked.origins = [(origin.unit, origin.case) for origin in origins]
+    if place:
+        # Every error of the file placed in one walk of its text (`error_places`); the place a
+        # duplicate id would have, only if one turns up (`CasePlaces`).
+        flat = [(origins[index], error) for index, found in failed for error in found]
+        places = iter(error_places([origin for origin, _ in flat], [error for _, error in flat]))
+        checked.errors = [(index, [(error, next(places)) for error in found]) for index, found in failed]
+        checked.dup_places = CasePlaces(origins, {"reason_code": c.DUPLICATE_CASE_ID})
+    else:
+        checked.errors = [(index, [(error, None) for error in found]) for index, found in failed]
     for number, where in reader.non_object_cases(loaded):
         extra = {"line": where[0], "column": where[1]} if where else {}
         message = f"case {number} is not an object"
