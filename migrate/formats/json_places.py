@@ -47,9 +47,9 @@ class _Done(Exception):
     """Every value asked for is found: the walk stops."""
 
 
-_Want = tuple[list[int], dict[Any, Any]]
-"""A node of the tree of paths asked for: the numbers of the paths that end here, and
-per key or index the node below it."""
+_Want = list[Any]
+"""A node of the tree of paths asked for: `[ends, below, keys]`, the numbers of the paths
+that end here, per key or index the node below it, and how many of those are keys."""
 
 
 def value_offsets(text: str, paths: Sequence[NodePath]) -> list[int | None]:
@@ -58,21 +58,23 @@ def value_offsets(text: str, paths: Sequence[NodePath]) -> list[int | None]:
     value), or None for a path that is not in the text. Raises `Unusual` for a path that
     is neither (a key into an array, a negative index, a key of another type) or a text
     the scanner refuses."""
-    root: _Want = ([], {})
+    root: _Want = [[], {}, 0]
     for number, path in enumerate(paths):
         node = root
         for key in path:
-            if key.__class__ is not str and (key.__class__ is not int or key < 0):
-                raise Unusual(f"path key {key!r}")
             below = node[1].get(key)
             if below is None:
-                below = node[1][key] = ([], {})
+                if key.__class__ is str:
+                    node[2] += 1
+                elif key.__class__ is not int or key < 0:
+                    raise Unusual(f"path key {key!r}")
+                below = node[1][key] = [[], {}, 0]
             node = below
         node[0].append(number)
     found: list[int | None] = [None] * len(paths)
     walk = _Walk(text, found, len(paths))
     try:
-        walk.value(_SPACE.match(text).end(), root)
+        walk.value(_SPACE.match(text).end(), root)  # type: ignore[union-attr]
     except _Done:
         pass
     except Unusual:
@@ -96,11 +98,11 @@ class _Walk:
     def value(self, start: int, want: _Want) -> int:
         """Record the paths ending at the value at `start`, walk into it for those below
         it, and return the offset just past it."""
-        targets, below = want
-        if targets:
-            for number in targets:
+        ends, below, keys = want
+        if ends:
+            for number in ends:
                 self.found[number] = start
-            self.left -= len(targets)
+            self.left -= len(ends)
             if not self.left:
                 raise _Done
         text = self.text
@@ -108,17 +110,18 @@ class _Walk:
             return _SCAN(text, start)[1]
         first = text[start]
         if first == "{":
-            return self._object(start, below)
+            return self._object(start, below, keys)
+        if keys:
+            raise Unusual("a key into an array or a scalar")
         if first == "[":
             return self._array(start, below)
-        if any(key.__class__ is str for key in below):
-            raise Unusual("a key into a scalar")
         return _SCAN(text, start)[1]  # an index into a scalar: not there
 
-    def _object(self, start: int, below: dict[Any, Any]) -> int:
+    def _object(self, start: int, below: dict[Any, Any], need: int) -> int:
+        """Walk the object at `start` to the `need` members of `below` (an index names
+        none); the offset just past it."""
         text = self.text
         member = _MEMBER.match
-        need = sum(1 for key in below if key.__class__ is str)  # an index names no member
         position = start
         while True:
             if not need and position - start <= _RESCAN:
@@ -128,26 +131,41 @@ class _Walk:
             match = member(text, position)
             if match is None:
                 return _CLOSE.match(text, position).end()  # type: ignore[union-attr]
-            key = match.group(1)
-            want = below.get(json.loads(key) if "\\" in key else key[1:-1]) if need else None
+            at = match.end()
+            want = None
+            if need:
+                key = match.group(1)
+                want = below.get(key[1:-1] if "\\" not in key else json.loads(key))
             if want is None:
-                position = _SCAN(text, match.end())[1]
-            else:
-                position = self.value(match.end(), want)
-                need -= 1
+                position = _SCAN(text, at)[1]
+                continue
+            need -= 1
+            if want[1]:
+                position = self.value(at, want)
+                continue
+            # A value asked for itself (the common case: the `id` of a case), inline.
+            ends = want[0]
+            for number in ends:
+                self.found[number] = at
+            self.left -= len(ends)
+            if not self.left:
+                raise _Done
+            if not need and at - start <= _RESCAN:
+                return _SCAN(text, start)[1]
+            position = _SCAN(text, at)[1]
 
     def _array(self, start: int, below: dict[Any, Any]) -> int:
-        if any(key.__class__ is str for key in below):
-            raise Unusual("a key into an array")
+        """Walk the array at `start` to the items of `below`; the offset just past it."""
         text = self.text
         item = _ITEM.match
+        value = self.value
         position = item(text, start).end()  # type: ignore[union-attr]
         if text[position] == "]":
             return position + 1
         index = 0
         while True:
             want = below.get(index)
-            position = _SCAN(text, position)[1] if want is None else self.value(position, want)
+            position = _SCAN(text, position)[1] if want is None else value(position, want)
             match = item(text, position)
             if match is None:
                 return _CLOSE.match(text, position).end()  # type: ignore[union-attr]

@@ -23,7 +23,7 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Path as NodePath
-from fixture_migrate.migration.reader import CaseOrigin
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins
 
 _CASE_MEMBERS: dict[str, tuple[str, ...]] = {
     c.MISSING_ID: ("id", "name"),
@@ -138,15 +138,15 @@ class CasePlaces:
     placed), or before the object is pickled to another process (it travels as the places
     alone; the file it was read from stays behind).
 
-    `origins` are the cases' `CaseOrigin`s, `error` an error of the reason code (only its
-    code counts); or `places`, already worked out.
+    `origins` are the cases' origins, `error` an error of that reason code (what
+    `error_place` reads of it: its code, its line if it has one); or `places`, known.
     """
 
     __slots__ = ("_origins", "_error", "_places")
 
     def __init__(
         self,
-        origins: Sequence[CaseOrigin] = (),
+        origins: CaseOrigins | None = None,
         error: dict[str, Any] | None = None,
         places: Sequence[Place] | None = None,
     ) -> None:
@@ -155,11 +155,24 @@ class CasePlaces:
         self._places = places
 
     def _worked_out(self) -> Sequence[Place]:
+        """`error_place` of every case, as `error_places` gives it, from the origins' paths
+        (no `CaseOrigin` made)."""
         places = self._places
-        if places is None:
-            assert self._error is not None
-            places = self._places = error_places(self._origins, [self._error] * len(self._origins))
-            self._origins, self._error = (), None
+        if places is not None:
+            return places
+        origins, error = self._origins, self._error
+        assert origins is not None and error is not None
+        places = []
+        for loaded, unit, cases, count in origins.units():
+            document = loaded.document
+            if error.get("line"):
+                places.extend([(error["line"], error.get("column") or 1)] * count)
+            elif document is None or unit is None or cases is None:
+                places.extend([None] * count)
+            else:
+                data = document.units[unit].data
+                places.extend(document.locate_all(unit, [member_path(data, case, error) for case in cases]))
+        self._places, self._origins, self._error = places, None, None
         return places
 
     def __getitem__(self, index: int) -> Place:
@@ -167,7 +180,7 @@ class CasePlaces:
         return (places if places is not None else self._worked_out())[index]
 
     def __len__(self) -> int:
-        return len(self._places if self._places is not None else self._origins)
+        return len(self._worked_out())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return CasePlaces, ((), None, tuple(self._worked_out()))
+        return CasePlaces, (None, None, tuple(self._worked_out()))

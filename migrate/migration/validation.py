@@ -16,7 +16,7 @@ from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import RefChecker, ValidationError, make_error, validate_case
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.migration.locate import CasePlaces, Place, error_place, error_places
-from fixture_migrate.migration.reader import CaseOrigin, Reader
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, Reader
 from fixture_migrate.slots import Record
 
 
@@ -98,7 +98,7 @@ def check_file(
         where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
         entry = make_error(c.DUPLICATE_KEY, {"source_file": source_file}, loaded.duplicate.message, **where)
         checked.head.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
-    origins: list[CaseOrigin] = []
+    origins = CaseOrigins()
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
     except FixtureError as error:
