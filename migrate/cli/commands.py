@@ -317,7 +317,7 @@ def run_validate(
     out a duplicate (`CasePlaces`; in a worker process, before its result is sent).
     """
     from fixture_migrate.contract.validate import RefChecker
-    from fixture_migrate.migration.validation import CaseKeys, duplicate_error
+    from fixture_migrate.migration.validation import CaseKeys, DuplicateErrors, duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
@@ -341,30 +341,40 @@ def run_validate(
         for problem in checked.problems:
             report.error(_display(checked.path), problem)
         problems += len(checked.problems)
-        if checked.claims is not None:
+        if checked.claims is not None and report.verbose:  # a note shown only when verbose
             words = checked.claims or ["not a fixture"]
             report.note(f"{_display(checked.path)}: {'; '.join(words)}")
         checked_files += checked.fixture
         found: list[tuple[ValidationError, Any]] = list(checked.head)
-        own = iter(checked.errors)
-        next_own = next(own, None)
-        shared_index = -1
-        for index, key in enumerate(checked.keys):
-            if next_own is not None and next_own[0] == index:
-                found.extend(next_own[1])
-                next_own = next(own, None)
-            skill, source_file = checked.shared or checked.owners[index]  # type: ignore[index]
-            if checked.shared is not None and shared_index >= 0:
-                number = shared_index
-            else:
+        keys = checked.keys
+        if keys:
+            # Each case's own errors, then its duplicate id when its key was met before.
+            own = checked.errors
+            own_at, next_own = (own[0][0] if own else -1), 0
+            shared, ids, places = checked.shared, checked.ids, checked.dup_places
+            if shared is not None:
+                skill, source_file = shared
                 number = _source_number(source_file, sources, source_index)
-                if checked.shared is not None:
-                    shared_index = number
-            previous = seen.first(key, number)
-            if previous < 0:
-                continue
-            duplicate = duplicate_error(skill, checked.ids[index], source_file, sources[previous])
-            found.append((duplicate, checked.dup_places[index] if checked.dup_places is not None else None))
+                same: DuplicateErrors | None = None
+            first = seen.first
+            for index, key in enumerate(keys):
+                if index == own_at:
+                    found.extend(own[next_own][1])
+                    next_own += 1
+                    own_at = own[next_own][0] if next_own < len(own) else -1
+                if shared is None:
+                    skill, source_file = checked.owners[index]  # type: ignore[index]
+                    number = _source_number(source_file, sources, source_index)
+                previous = first(key, number)
+                if previous < 0:
+                    continue
+                if shared is None:
+                    duplicate = duplicate_error(skill, ids[index], source_file, sources[previous])
+                else:
+                    if same is None:
+                        same = DuplicateErrors(skill, source_file)
+                    duplicate = same.error(ids[index], sources[previous])
+                found.append((duplicate, places[index] if places is not None else None))
         found.extend(checked.tail)
         errors += len(found)
         if skills is not None and checked.normalized:

@@ -159,6 +159,35 @@ def duplicate_error(skill: Any, case_id: Any, source_file: Any, previous: Any) -
     return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous)
 
 
+class DuplicateErrors:
+    """`duplicate_error` for the cases of one skill and one source file (every case of most
+    files), with what their errors share worked out once: the skill and source file as an
+    error shows them, and the start of the message. `error(case_id, previous)` is
+    `duplicate_error(skill, case_id, source_file, previous)`, key for key."""
+
+    __slots__ = ("_skill", "_source_file", "_start")
+
+    def __init__(self, skill: Any, source_file: Any) -> None:
+        self._skill = skill if c.js_truthy(skill) else None
+        self._source_file = source_file if c.js_truthy(source_file) else None
+        self._start = f"duplicate case id for {c.js_string(skill)}: "
+
+    def error(self, case_id: Any, previous: Any) -> ValidationError:
+        """The error of the case `case_id` whose key a case of `previous` had first."""
+        if case_id.__class__ is str:
+            shown, truthy = case_id, case_id != ""
+        else:
+            shown, truthy = c.js_string(case_id), c.js_truthy(case_id)
+        return {
+            "reason_code": c.DUPLICATE_CASE_ID,
+            "message": self._start + shown,
+            "skill": self._skill,
+            "id": case_id if truthy else None,
+            "source_file": self._source_file,
+            "previous_source_file": previous,
+        }
+
+
 def _digest(key: str) -> int:
     """`case_key` of the reference's `skill:id` string `key`."""
     return xxh3_64_intdigest(key.encode("utf-8", "surrogatepass")) or 1  # 0 marks an empty slot of `CaseKeys`
