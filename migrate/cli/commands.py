@@ -348,33 +348,34 @@ def run_validate(
         found: list[tuple[ValidationError, Any]] = list(checked.head)
         keys = checked.keys
         if keys:
-            # Each case's own errors, then its duplicate id when its key was met before.
-            own = checked.errors
-            own_at, next_own = (own[0][0] if own else -1), 0
+            # The cases whose key was met before, then each case's own errors and after them
+            # its duplicate id, case by case.
             shared, ids, places = checked.shared, checked.ids, checked.dup_places
+            owners = checked.owners
             if shared is not None:
-                skill, source_file = shared
-                number = _source_number(source_file, sources, source_index)
-                same: DuplicateErrors | None = None
-            first = seen.first
-            for index, key in enumerate(keys):
-                if index == own_at:
+                met = seen.meet(keys, _source_number(shared[1], sources, source_index))
+            else:
+                assert owners is not None
+                met = []
+                for index, key in enumerate(keys):
+                    previous = seen.first(key, _source_number(owners[index][1], sources, source_index))
+                    if previous >= 0:
+                        met.append((index, previous))
+            own = checked.errors
+            next_own = 0
+            same = DuplicateErrors(*shared) if shared is not None and met else None
+            for index, previous in met:
+                while next_own < len(own) and own[next_own][0] <= index:
                     found.extend(own[next_own][1])
                     next_own += 1
-                    own_at = own[next_own][0] if next_own < len(own) else -1
-                if shared is None:
-                    skill, source_file = checked.owners[index]  # type: ignore[index]
-                    number = _source_number(source_file, sources, source_index)
-                previous = first(key, number)
-                if previous < 0:
-                    continue
-                if shared is None:
-                    duplicate = duplicate_error(skill, ids[index], source_file, sources[previous])
-                else:
-                    if same is None:
-                        same = DuplicateErrors(skill, source_file)
+                if same is not None:
                     duplicate = same.error(ids[index], sources[previous])
+                else:
+                    skill, source_file = owners[index]  # type: ignore[index]
+                    duplicate = duplicate_error(skill, ids[index], source_file, sources[previous])
                 found.append((duplicate, places[index] if places is not None else None))
+            for _, entries in own[next_own:]:
+                found.extend(entries)
         found.extend(checked.tail)
         errors += len(found)
         if skills is not None and checked.normalized:

@@ -6,6 +6,7 @@ the caller from the compact keys each file gives back."""
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,32 @@ class CaseKeys:
         if self._used > self._limit:
             self._grow()
         return -1
+
+    def meet(self, keys: Sequence[int], value: int) -> list[tuple[int, int]]:
+        """`first(key, value)` of each of `keys` in turn (a later key finds an earlier one of
+        the same call): the `(index in keys, value kept before)` of the keys met before."""
+        met: list[tuple[int, int]] = []
+        table, values, mask = self._keys, self._values, self._mask
+        for index, key in enumerate(keys):
+            slot = key & mask
+            found = table[slot]
+            if found and found != key:  # probe on, as `first` does
+                step = ((key >> 32) | 1) & mask
+                while True:
+                    slot = (slot + step) & mask
+                    found = table[slot]
+                    if not found or found == key:
+                        break
+            if found:
+                met.append((index, values[slot]))
+                continue
+            table[slot] = key
+            values[slot] = value
+            self._used += 1
+            if self._used > self._limit:
+                self._grow()
+                table, values, mask = self._keys, self._values, self._mask
+        return met
 
     def _grow(self) -> None:
         old_keys, old_values, used = self._keys, self._values, self._used

@@ -229,3 +229,20 @@ def test_a_files_duplicate_errors_are_those_duplicate_error_makes():
                 made = same.error(case_id, "first.json")
                 assert made == duplicate_error(skill, case_id, source_file, "first.json")
                 assert list(made) == list(duplicate_error(skill, case_id, source_file, "first.json"))
+
+
+def test_case_keys_met_in_batches_agree_with_a_dict_through_growth():
+    from fixture_migrate.migration.validation import CaseKeys, case_key
+
+    table, expected = CaseKeys(size=8), {}
+    keys = [(n << 40) | 5 for n in range(1, 50)] + [case_key(f"skill-{n % 7}", f"id-{n % 3000}") for n in range(9000)] * 2
+    for number, start in enumerate(range(0, len(keys), 37)):
+        batch = keys[start : start + 37 + number % 5]  # overlapping batches, repeats within one
+        wanted = []
+        for index, key in enumerate(batch):
+            if key in expected:
+                wanted.append((index, expected[key]))
+            else:
+                expected[key] = number
+        assert table.meet(batch, number) == wanted
+    assert len(table) == len(expected) > 1000
