@@ -110,27 +110,29 @@ def check_file(
     keys, ids = checked.keys, checked.ids
     failed: list[tuple[int, list[ValidationError]]] = []
     js_string = c.js_string
-    digest = _digest
+    digest = xxh3_64_intdigest
+    # Every case of most files has the file's skill and source file (the same objects):
+    # `shared` then, else each case's own in `owners`.
+    shared = (cases[0].get("skill"), cases[0].get("source_file")) if cases else None
     for index, entry in enumerate(cases):
         found = validate_case(entry, refs)
         if found:
             failed.append((index, found))
-        skill, case_id = entry.get("skill"), entry.get("id")
+        get = entry.get
+        skill, case_id = get("skill"), get("id")
         if skill.__class__ is str and case_id.__class__ is str:
-            keys.append(digest(f"{skill}:{case_id}"))
+            key = f"{skill}:{case_id}"
         else:
-            keys.append(digest(f"{js_string(skill)}:{js_string(case_id)}"))
+            key = f"{js_string(skill)}:{js_string(case_id)}"
+        # `case_key`, inlined: 0 marks an empty slot of `CaseKeys`.
+        keys.append(digest(key.encode("utf-8", "surrogatepass")) or 1)
         ids.append(case_id)
-    if cases:
-        first = cases[0]
-        skill, source = first.get("skill"), first.get("source_file")
-        for entry in cases:
-            if entry.get("skill") is not skill or entry.get("source_file") is not source:
-                break
-        else:
-            checked.shared = (skill, source)
-        if checked.shared is None:
-            checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
+        if shared is not None and (skill is not shared[0] or get("source_file") is not shared[1]):
+            shared = None
+    if shared is not None:
+        checked.shared = shared
+    elif cases:
+        checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
     if place:
         # Every error of the file placed in one walk of its text (`error_places`); the place a
         # duplicate id would have, only if one turns up (`CasePlaces`).
