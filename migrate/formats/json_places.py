@@ -165,7 +165,12 @@ class _Walk:
         index = 0
         while True:
             want = below.get(index)
-            position = _SCAN(text, position)[1] if want is None else value(position, want)
+            if want is None:
+                position = _SCAN(text, position)[1]
+            elif not want[0] and text[position] == "{":  # an object to walk into (a case, to its id)
+                position = self._object(position, want[1], want[2])
+            else:
+                position = value(position, want)
             match = item(text, position)
             if match is None:
                 return _CLOSE.match(text, position).end()  # type: ignore[union-attr]
