@@ -129,8 +129,9 @@ class _Walk:
                 # (reading those few members again costs less than a step per member left).
                 return _SCAN(text, start)[1]
             match = member(text, position)
-            if match is None:  # the end of the object (an empty one, at its start)
-                return _CLOSE.match(text, position + 1 if position == start else position).end()  # type: ignore[union-attr]
+            if match is None:  # the end of the object (of an empty one, just past its `{`)
+                closing = _CLOSE.match(text, position + 1 if position == start else position)
+                return closing.end()  # type: ignore[union-attr]
             at = match.end()
             want = None
             if need:
