@@ -313,13 +313,11 @@ def run_validate(
     as they come, each placed while its file's text is at hand: what the run keeps is
     one 64-bit digest of the `skill:id` key and the index of its first source file per
     case id (`CaseKeys`), for duplicates across files (and, with `readiness`, the case
-    ids per skill and bucket). A file whose only errors are duplicates is read again
-    once, to place them.
+    ids per skill and bucket). The ids of a file are placed only when one of them turns
+    out a duplicate (`CasePlaces`; in a worker process, before its result is sent).
     """
     from fixture_migrate.contract.validate import RefChecker
-    from fixture_migrate.migration.locate import error_place
-    from fixture_migrate.migration.reader import CaseOrigin, Reader
-    from fixture_migrate.migration.validation import CaseKeys, duplicate_error
+    from fixture_migrate.migration.validation import CaseKeys, DuplicateErrors, duplicate_error
 
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
@@ -333,7 +331,6 @@ def run_validate(
         initializer=_start_validator,
         initargs=(options, check_refs, as_migrated, place, readiness),
     )
-    reader: Reader | None = None  # for a duplicate id in a file that had no other error to place
     seen = CaseKeys()  # per case id met, the index in `sources` of its first case's source file
     sources: list[Any] = []
     source_index: dict[str, int] = {}
@@ -344,39 +341,41 @@ def run_validate(
         for problem in checked.problems:
             report.error(_display(checked.path), problem)
         problems += len(checked.problems)
-        if checked.claims is not None:
+        if checked.claims is not None and report.verbose:  # a note shown only when verbose
             words = checked.claims or ["not a fixture"]
             report.note(f"{_display(checked.path)}: {'; '.join(words)}")
         checked_files += checked.fixture
         found: list[tuple[ValidationError, Any]] = list(checked.head)
-        own = iter(checked.errors)
-        next_own = next(own, None)
-        loaded = None  # this file read again, once, to place duplicates the worker could not
-        shared_index = -1
-        for index, key in enumerate(checked.keys):
-            if next_own is not None and next_own[0] == index:
-                found.extend(next_own[1])
-                next_own = next(own, None)
-            skill, source_file = checked.shared or checked.owners[index]  # type: ignore[index]
-            if checked.shared is not None and shared_index >= 0:
-                number = shared_index
+        keys = checked.keys
+        if keys:
+            # The cases whose key was met before, then each case's own errors and after them
+            # its duplicate id, case by case.
+            shared, ids, places = checked.shared, checked.ids, checked.dup_places
+            owners = checked.owners
+            if shared is not None:
+                met = seen.meet(keys, _source_number(shared[1], sources, source_index))
             else:
-                number = _source_number(source_file, sources, source_index)
-                if checked.shared is not None:
-                    shared_index = number
-            previous = seen.first(key, number)
-            if previous < 0:
-                continue
-            duplicate = duplicate_error(skill, checked.ids[index], source_file, sources[previous])
-            dup_place = checked.dup_places[index] if checked.dup_places is not None else None
-            origin = checked.origins[index] if checked.origins is not None else None
-            if dup_place is None and origin is not None and origin[1] is not None:
-                if loaded is None:
-                    if reader is None:
-                        reader = Reader(Engine(options))
-                    loaded = reader.load(checked.path, last_duplicate_wins=True)
-                dup_place = error_place(CaseOrigin(loaded, *origin), duplicate)
-            found.append((duplicate, dup_place))
+                assert owners is not None
+                met = []
+                for index, key in enumerate(keys):
+                    previous = seen.first(key, _source_number(owners[index][1], sources, source_index))
+                    if previous >= 0:
+                        met.append((index, previous))
+            own = checked.errors
+            next_own = 0
+            same = DuplicateErrors(*shared) if shared is not None and met else None
+            for index, previous in met:
+                while next_own < len(own) and own[next_own][0] <= index:
+                    found.extend(own[next_own][1])
+                    next_own += 1
+                if same is not None:
+                    duplicate = same.error(ids[index], sources[previous])
+                else:
+                    skill, source_file = owners[index]  # type: ignore[index]
+                    duplicate = duplicate_error(skill, ids[index], source_file, sources[previous])
+                found.append((duplicate, places[index] if places is not None else None))
+            for _, entries in own[next_own:]:
+                found.extend(entries)
         found.extend(checked.tail)
         errors += len(found)
         if skills is not None and checked.normalized:

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, TextIO
 from fixture_migrate.cli import output
 from fixture_migrate.cli.jsontext import byte_writer, dump_json, dump_json_bytes, json_lines
 from fixture_migrate.contract import rules as c
-from fixture_migrate.files.diff import escape_text
+from fixture_migrate.files.diff import escape_lines, escape_text
 
 Found = Sequence[tuple[dict[str, Any], Any]]
 """The validation errors of one file: `(error object, (line, column) or None)` pairs."""
@@ -155,9 +155,8 @@ class TextEmitter(Emitter):
                 shown += f":{where[0]}:{where[1]}"
             elif entry.get("line"):
                 shown += f":{entry['line']}"
-            text = f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}"
-            lines.append(escape_text(text) + "\n")
-        self.out.write("".join(lines))
+            lines.append(f"{shown}: {entry.get('id') or '-'}: {entry['reason_code']}: {entry['message']}")
+        self.out.write(escape_lines(lines))
 
     def validation_end(self, ready: list[Any] | None) -> None:
         if ready is None:

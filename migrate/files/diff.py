@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from fixture_migrate.patterns import LazyRegex
 
@@ -54,6 +54,15 @@ def escape_text(text: str) -> str:
     the reordering format characters of `REORDERING` shown as `\\xNN`/`\\uNNNN`. Only the
     tab is left as it is."""
     return _UNSAFE_IN_LINE.sub(_escape_char, text)
+
+
+def escape_lines(texts: Sequence[str]) -> str:
+    """`escape_text` of each of `texts`, each ending in a newline, joined: checked in one
+    search of them all, and escaped one by one only when some character needs it."""
+    joined = "\n".join(texts)
+    if joined.count("\n") == len(texts) - 1 and _UNSAFE.search(joined) is None:
+        return joined + "\n"
+    return "".join([escape_text(text) + "\n" for text in texts])
 
 
 def escape_json(text: str) -> str:

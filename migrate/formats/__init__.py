@@ -123,6 +123,18 @@ class Document(ABC):
         """1-based `(line, column)` of the value at `path` in unit `unit`, where known."""
         return None
 
+    def locate_all(self, unit: int, paths: Sequence[NodePath]) -> list[tuple[int, int] | None]:
+        """`locate` of each of `paths` in unit `unit`; None where `locate` refuses to place
+        (a `FixtureError`: a file read despite a repeated key has no spans to place by).
+        A syntax may place them all at once, at less cost than one by one."""
+        places: list[tuple[int, int] | None] = []
+        for path in paths:
+            try:
+                places.append(self.locate(unit, path))
+            except FixtureError:
+                places.append(None)
+        return places
+
 
 def syntax_of(path: Path) -> str | None:
     """The syntax name for a file path by its suffix, or None when fixture-migrate does not read it."""

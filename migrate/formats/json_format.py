@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import cached_property
 from itertools import accumulate
 from pathlib import Path
@@ -245,6 +246,7 @@ class JsonDocument(Document):
         self.bom = raw.startswith(BOM)
         body = raw[3:] if self.bom else raw
         data = parse_json(body, duplicates=duplicates)
+        self.unique_keys = duplicates == "refuse"  # read so: no key repeats within an object
         # A payload is an object. A non-empty array of objects may be a bare case list, as
         # a YAML document or a JSON Lines file may be (only adapters of such lists claim it).
         # Any other JSON (a scalar, an array of other values) is valid JSON that is not a
@@ -298,6 +300,19 @@ class JsonDocument(Document):
         starts = self._line_starts
         line = bisect_right(starts, node.start)
         return line, node.start - starts[line - 1] + 1
+
+    def locate_all(self, unit: int, paths: Sequence[NodePath]) -> list[tuple[int, int] | None]:
+        """`locate` of each of `paths`, found in one walk of the text to those values alone
+        (`json_places`) unless the span tree is built already; a file read despite a
+        repeated key is placed as `locate` places it (not at all)."""
+        if "spans" not in self.__dict__ and self.unique_keys:
+            from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
+
+            try:
+                return line_columns(self.text, value_offsets(self.text, paths))
+            except Unusual:
+                pass
+        return super().locate_all(unit, paths)
 
     @cached_property
     def _line_starts(self) -> list[int]:

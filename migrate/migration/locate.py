@@ -8,16 +8,22 @@ duplicate, ...), in the case or, for values a case inherits, in the file, and
 asks the document for its place. Where no member fits, the case itself is
 placed; where the case is unknown (a case a migration makes from other data),
 the file's first line.
+
+`error_places` places many errors of a file at once (the document's `locate_all`: a JSON
+file is then walked only to the members concerned, never parsed for spans), and
+`CasePlaces` is the place of one kind of error in every case of a file, worked out only
+when one is asked for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Path as NodePath
-from fixture_migrate.migration.reader import CaseOrigin
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins
 
 _CASE_MEMBERS: dict[str, tuple[str, ...]] = {
     c.MISSING_ID: ("id", "name"),
@@ -95,3 +101,86 @@ def error_place(origin: CaseOrigin, error: dict[str, Any]) -> tuple[int, int] | 
         return document.locate(origin.unit, member_path(data, origin.case, error))
     except FixtureError:  # a file read with a repeated key has no span tree to place by
         return None
+
+
+Place = tuple[int, int] | None
+"""1-based `(line, column)`, or None where it cannot be told."""
+
+
+def error_places(origins: Sequence[CaseOrigin], errors: Sequence[dict[str, Any]]) -> list[Place]:
+    """`error_place(origin, error)` of each pair of `origins` and `errors` (of one length),
+    those of one unit placed by one call of its document's `locate_all`."""
+    places: list[Place] = [None] * len(errors)
+    groups: dict[tuple[int, int], tuple[Any, int, list[int], list[NodePath]]] = {}
+    for number, (origin, error) in enumerate(zip(origins, errors, strict=True)):
+        if error.get("line"):
+            places[number] = error["line"], error.get("column") or 1
+            continue
+        document = origin.file.document
+        unit = origin.unit
+        if document is None or unit is None or origin.case is None:
+            continue
+        group = groups.get((id(document), unit))
+        if group is None:
+            group = groups[id(document), unit] = (document, unit, [], [])
+        group[2].append(number)
+        group[3].append(member_path(document.units[unit].data, origin.case, error))
+    for document, unit, numbers, paths in groups.values():
+        for number, place in zip(numbers, document.locate_all(unit, paths), strict=True):
+            places[number] = place
+    return places
+
+
+class CasePlaces:
+    """Where an error of one reason code would point in each case of a file (the `id` of a
+    duplicate, say), by case index: `places[i]`. Worked out, for every case at once, the
+    first time one is asked for (most files have no duplicate, and their cases are never
+    placed), or before the object is pickled to another process (it travels as the places
+    alone; the file it was read from stays behind).
+
+    `origins` are the cases' origins, `error` an error of that reason code (what
+    `error_place` reads of it: its code, its line if it has one); or `places`, known.
+    """
+
+    __slots__ = ("_origins", "_error", "_places")
+
+    def __init__(
+        self,
+        origins: CaseOrigins | None = None,
+        error: dict[str, Any] | None = None,
+        places: Sequence[Place] | None = None,
+    ) -> None:
+        self._origins = origins
+        self._error = error
+        self._places = places
+
+    def _worked_out(self) -> Sequence[Place]:
+        """`error_place` of every case, as `error_places` gives it, from the origins' paths
+        (no `CaseOrigin` made)."""
+        places = self._places
+        if places is not None:
+            return places
+        origins, error = self._origins, self._error
+        assert origins is not None and error is not None
+        places = []
+        for loaded, unit, cases, count in origins.units():
+            document = loaded.document
+            if error.get("line"):
+                places.extend([(error["line"], error.get("column") or 1)] * count)
+            elif document is None or unit is None or cases is None:
+                places.extend([None] * count)
+            else:
+                data = document.units[unit].data
+                places.extend(document.locate_all(unit, [member_path(data, case, error) for case in cases]))
+        self._places, self._origins, self._error = places, None, None
+        return places
+
+    def __getitem__(self, index: int) -> Place:
+        places = self._places
+        return (places if places is not None else self._worked_out())[index]
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return CasePlaces, (None, None, tuple(self._worked_out()))

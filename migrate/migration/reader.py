@@ -3,6 +3,7 @@ of each, and their validation errors placed at the case they are about."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from fixture_migrate.claiming.rules import Claim, Verdict
@@ -19,6 +20,7 @@ from fixture_migrate.contract.validate import (
 )
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import Document, load_document
+from fixture_migrate.formats.target import Path as NodePath
 from fixture_migrate.migration.engine import (
     Engine,
     migrated_cases,
@@ -103,14 +105,14 @@ class Reader:
         return readers
 
     def cases(
-        self, loaded: LoadedFile, *, as_migrated: bool = False, origins: list[CaseOrigin] | None = None
+        self, loaded: LoadedFile, *, as_migrated: bool = False, origins: CaseOrigins | None = None
     ) -> list[NormalizedCase]:
         """The normalized cases of a loaded file: the reference's view of each payload,
         or with `as_migrated` (and for bare case lists, which the reference cannot read)
         the view of its migration. Raises `FixtureError` for a mapping failure, or for
         anything unforeseen (`unexpected`), so the caller reports it for this file.
 
-        With `origins`, one `CaseOrigin` per returned case is appended to it: where the
+        With `origins`, the `CaseOrigin` of each returned case is added to it: where the
         case is in the file (None for a case a migration makes from other data)."""
         try:
             return self._cases(loaded, as_migrated, origins)
@@ -119,7 +121,7 @@ class Reader:
         except Exception as exc:  # noqa: BLE001 - the caller reports it for this file
             raise unexpected(exc) from None
 
-    def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: list[CaseOrigin] | None) -> list[NormalizedCase]:
+    def _cases(self, loaded: LoadedFile, as_migrated: bool, origins: CaseOrigins | None) -> list[NormalizedCase]:
         assert loaded.document is not None
         if not as_migrated:
             return self._read_cases(loaded, loaded, origins)
@@ -139,7 +141,7 @@ class Reader:
         return self._read_cases(LoadedFile(path, document, self.engine.detect(document)), loaded, origins)
 
     def _read_cases(
-        self, file: LoadedFile, placed_in: LoadedFile, origins: list[CaseOrigin] | None
+        self, file: LoadedFile, placed_in: LoadedFile, origins: CaseOrigins | None
     ) -> list[NormalizedCase]:
         """The normalized cases of `file`: the reference's view of each payload, the view of
         its migration for a bare case list (which the reference cannot read). `origins` get
@@ -159,7 +161,7 @@ class Reader:
                 found = reference_cases(unit, context)
             cases.extend(found)
             if origins is not None:
-                origins.extend(_case_origins(placed_in, index, len(found)))
+                origins.add(placed_in, index, len(found))
         return cases
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
@@ -195,22 +197,66 @@ class CaseOrigin(Record):
         self.case = case
 
 
-def _case_origins(loaded: LoadedFile, index: int, count: int) -> list[CaseOrigin]:
-    """The origins of the `count` cases normalized from unit `index`: the object entries of
-    its case list in order, when their number is `count`; else unknown."""
+class CaseOrigins(Sequence[CaseOrigin]):
+    """The `CaseOrigin` of each normalized case of a file, in order, made only when one is
+    asked for (most cases of a run are never placed): what is kept is, per unit read, the
+    file, the unit's index and how many cases it gave."""
+
+    __slots__ = ("_units", "_made")
+
+    def __init__(self) -> None:
+        self._units: list[tuple[LoadedFile, int, int]] = []
+        self._made: list[CaseOrigin] | None = None
+
+    def add(self, loaded: LoadedFile, index: int, count: int) -> None:
+        """The `count` cases normalized from unit `index` of `loaded` come next."""
+        self._units.append((loaded, index, count))
+        self._made = None
+
+    def units(self) -> list[tuple[LoadedFile, int | None, list[NodePath] | None, int]]:
+        """Per unit read: the file, the unit's index (None when the file has no such unit),
+        the payload path of each of its cases (None when unknown), as `CaseOrigin`s say
+        them, and how many cases it gave."""
+        return [(*_case_paths(loaded, index, count), count) for loaded, index, count in self._units]
+
+    def _all(self) -> list[CaseOrigin]:
+        made = self._made
+        if made is None:
+            made = self._made = []
+            for loaded, unit, paths, count in self.units():
+                if paths is None:
+                    made.extend(CaseOrigin(loaded, unit) for _ in range(count))
+                else:
+                    made.extend(CaseOrigin(loaded, unit, path) for path in paths)
+        return made
+
+    def __len__(self) -> int:
+        return sum(count for _, _, count in self._units)
+
+    def __getitem__(self, index: int) -> CaseOrigin:  # type: ignore[override]
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[CaseOrigin]:
+        return iter(self._all())
+
+
+def _case_paths(loaded: LoadedFile, index: int, count: int) -> tuple[LoadedFile, int | None, list[NodePath] | None]:
+    """Where the `count` cases normalized from unit `index` are: the object entries of its
+    case list in order, when their number is `count`; else unknown (and where the unit
+    itself is not in the file, it is unknown too)."""
     assert loaded.document is not None
     if index >= len(loaded.document.units):
-        return [CaseOrigin(loaded) for _ in range(count)]
+        return loaded, None, None
     data = loaded.document.units[index].data
     if isinstance(data, list):
-        paths: list[tuple[str | int, ...]] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
+        paths: list[NodePath] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
     else:
         key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
         entries = data[key] if key is not None else []
         paths = [(key, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
     if len(paths) != count:
-        return [CaseOrigin(loaded, index) for _ in range(count)]
-    return [CaseOrigin(loaded, index, path) for path in paths]
+        return loaded, index, None
+    return loaded, index, paths
 
 
 def validation_errors(
@@ -239,7 +285,7 @@ def validation_errors(
             errors.append(make_error(c.DUPLICATE_KEY, entry, loaded.duplicate.message, **where))
             if places is not None:
                 places.append(CaseOrigin(loaded))
-        origins: list[CaseOrigin] | None = [] if places is not None else None
+        origins = CaseOrigins() if places is not None else None
         try:
             cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
         except FixtureError as error:

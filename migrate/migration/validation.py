@@ -6,6 +6,7 @@ the caller from the compact keys each file gives back."""
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,8 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import RefChecker, ValidationError, make_error, validate_case
 from fixture_migrate.errors import FixtureError
-from fixture_migrate.migration.locate import error_place
-from fixture_migrate.migration.reader import CaseOrigin, Reader
+from fixture_migrate.migration.locate import CasePlaces, Place, error_place, error_places
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, Reader
 from fixture_migrate.slots import Record
 
 
@@ -30,11 +31,12 @@ class CheckedFile(Record):
     across files needs), with the case's skill and source file in `shared` when every case
     has the same ones (the common case), else per case in `owners`; `errors` the
     `(case index, errors)` of the cases that have some, each error with its `(line, column)`
-    (None where unknown or not asked for); `dup_places` the place of each case's id where
-    the file's span tree was built anyway, else `origins`, the `(unit, case path)` to find
-    it with. `head` holds the errors before the cases (a repeated key), `tail` those after
-    (non-object cases), each with its place; `normalized` the cases themselves when the run
-    also reports readiness. Kept this compact because it travels between processes.
+    (None where unknown or not asked for); `dup_places`, when places are asked for, where a
+    duplicate id of each case would point (`CasePlaces`: worked out when first asked for,
+    or before the record is pickled to the main process). `head` holds the errors before
+    the cases (a repeated key), `tail` those after (non-object cases), each with its place;
+    `normalized` the cases themselves when the run also reports readiness. Kept this
+    compact because it travels between processes.
     """
 
     __slots__ = (
@@ -50,7 +52,6 @@ class CheckedFile(Record):
         "owners",
         "errors",
         "dup_places",
-        "origins",
         "tail",
         "normalized",
     )
@@ -61,15 +62,14 @@ class CheckedFile(Record):
         self.claims: list[str] | None = None  # what `detect` says of each payload, once read
         self.problems: list[FixtureError] = []
         self.fixture = False
-        self.head: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.head: list[tuple[ValidationError, Place]] = []
         self.keys: list[int] = []
         self.ids: list[Any] = []
         self.shared: tuple[Any, Any] | None = None
         self.owners: list[tuple[Any, Any]] | None = None
-        self.errors: list[tuple[int, list[tuple[ValidationError, tuple[int, int] | None]]]] = []
-        self.dup_places: list[tuple[int, int] | None] | None = None
-        self.origins: list[tuple[int | None, Any]] | None = None
-        self.tail: list[tuple[ValidationError, tuple[int, int] | None]] = []
+        self.errors: list[tuple[int, list[tuple[ValidationError, Place]]]] = []
+        self.dup_places: CasePlaces | None = None
+        self.tail: list[tuple[ValidationError, Place]] = []
         self.normalized: list[NormalizedCase] | None = None
 
 
@@ -100,7 +100,7 @@ def check_file(
         where = {"line": loaded.duplicate.line, "column": loaded.duplicate.column}
         entry = make_error(c.DUPLICATE_KEY, {"source_file": source_file}, loaded.duplicate.message, **where)
         checked.head.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
-    origins: list[CaseOrigin] = []
+    origins = CaseOrigins()
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
     except FixtureError as error:
@@ -108,40 +108,41 @@ def check_file(
         return checked
     if keep_cases:
         checked.normalized = cases
-    keys, ids, errors = checked.keys, checked.ids, checked.errors
-    located = False
+    keys, ids = checked.keys, checked.ids
+    failed: list[tuple[int, list[ValidationError]]] = []
     js_string = c.js_string
-    digest = _digest
-    for index, (entry, origin) in enumerate(zip(cases, origins, strict=True)):
+    digest = xxh3_64_intdigest
+    # Every case of most files has the file's skill and source file (the same objects):
+    # `shared` then, else each case's own in `owners`.
+    shared = (cases[0].get("skill"), cases[0].get("source_file")) if cases else None
+    for index, entry in enumerate(cases):
         found = validate_case(entry, refs)
         if found:
-            if place:
-                errors.append((index, [(error, error_place(origin, error)) for error in found]))
-                located = True
-            else:
-                errors.append((index, [(error, None) for error in found]))
-        skill, case_id = entry.get("skill"), entry.get("id")
+            failed.append((index, found))
+        get = entry.get
+        skill, case_id = get("skill"), get("id")
         if skill.__class__ is str and case_id.__class__ is str:
-            keys.append(digest(f"{skill}:{case_id}"))
+            key = f"{skill}:{case_id}"
         else:
-            keys.append(digest(f"{js_string(skill)}:{js_string(case_id)}"))
+            key = f"{js_string(skill)}:{js_string(case_id)}"
+        # `case_key`, inlined: 0 marks an empty slot of `CaseKeys`.
+        keys.append(digest(key.encode("utf-8", "surrogatepass")) or 1)
         ids.append(case_id)
-    if cases:
-        first = cases[0]
-        skill, source = first.get("skill"), first.get("source_file")
-        for entry in cases:
-            if entry.get("skill") is not skill or entry.get("source_file") is not source:
-                break
-        else:
-            checked.shared = (skill, source)
-        if checked.shared is None:
-            checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
-    if located:
-        # The span tree is built already: the place a duplicate id would have costs little now.
-        probe = {"reason_code": c.DUPLICATE_CASE_ID}
-        checked.dup_places = [error_place(origin, probe) for origin in origins]
-    elif place:
-        checked.origins = [(origin.unit, origin.case) for origin in origins]
+        if shared is not None and (skill is not shared[0] or get("source_file") is not shared[1]):
+            shared = None
+    if shared is not None:
+        checked.shared = shared
+    elif cases:
+        checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
+    if place:
+        # Every error of the file placed in one walk of its text (`error_places`); the place a
+        # duplicate id would have, only if one turns up (`CasePlaces`).
+        flat = [(origins[index], error) for index, found in failed for error in found]
+        places = iter(error_places([origin for origin, _ in flat], [error for _, error in flat]))
+        checked.errors = [(index, [(error, next(places)) for error in found]) for index, found in failed]
+        checked.dup_places = CasePlaces(origins, {"reason_code": c.DUPLICATE_CASE_ID})
+    else:
+        checked.errors = [(index, [(error, None) for error in found]) for index, found in failed]
     for number, where in reader.non_object_cases(loaded):
         extra = {"line": where[0], "column": where[1]} if where else {}
         message = f"case {number} is not an object"
@@ -162,6 +163,35 @@ def duplicate_error(skill: Any, case_id: Any, source_file: Any, previous: Any) -
     return make_error(c.DUPLICATE_CASE_ID, entry, message, previous_source_file=previous)
 
 
+class DuplicateErrors:
+    """`duplicate_error` for the cases of one skill and one source file (every case of most
+    files), with what their errors share worked out once: the skill and source file as an
+    error shows them, and the start of the message. `error(case_id, previous)` is
+    `duplicate_error(skill, case_id, source_file, previous)`, key for key."""
+
+    __slots__ = ("_skill", "_source_file", "_start")
+
+    def __init__(self, skill: Any, source_file: Any) -> None:
+        self._skill = skill if c.js_truthy(skill) else None
+        self._source_file = source_file if c.js_truthy(source_file) else None
+        self._start = f"duplicate case id for {c.js_string(skill)}: "
+
+    def error(self, case_id: Any, previous: Any) -> ValidationError:
+        """The error of the case `case_id` whose key a case of `previous` had first."""
+        if case_id.__class__ is str:
+            shown, truthy = case_id, case_id != ""
+        else:
+            shown, truthy = c.js_string(case_id), c.js_truthy(case_id)
+        return {
+            "reason_code": c.DUPLICATE_CASE_ID,
+            "message": self._start + shown,
+            "skill": self._skill,
+            "id": case_id if truthy else None,
+            "source_file": self._source_file,
+            "previous_source_file": previous,
+        }
+
+
 def _digest(key: str) -> int:
     """`case_key` of the reference's `skill:id` string `key`."""
     return xxh3_64_intdigest(key.encode("utf-8", "surrogatepass")) or 1  # 0 marks an empty slot of `CaseKeys`
@@ -172,6 +202,10 @@ def case_key(skill: Any, case_id: Any) -> int:
     reference's `skill:id` string (`CaseIdRegistry`'s key). Two different keys share a
     digest with odds of about n\u00b2/2\u2076\u2075 over n ids (below 1e-7 at 1.6 million ids)."""
     return _digest(f"{c.js_string(skill)}:{c.js_string(case_id)}")
+
+
+_QUICK_GROWTH = 1 << 17
+"""Below this many slots, `CaseKeys` grows fourfold (up to 3 MiB), beyond it twofold."""
 
 
 class CaseKeys:
@@ -214,9 +248,38 @@ class CaseKeys:
             self._grow()
         return -1
 
+    def meet(self, keys: Sequence[int], value: int) -> list[tuple[int, int]]:
+        """`first(key, value)` of each of `keys` in turn (a later key finds an earlier one of
+        the same call): the `(index in keys, value kept before)` of the keys met before."""
+        met: list[tuple[int, int]] = []
+        table, values, mask = self._keys, self._values, self._mask
+        for index, key in enumerate(keys):
+            slot = key & mask
+            found = table[slot]
+            if found and found != key:  # probe on, as `first` does
+                step = ((key >> 32) | 1) & mask
+                while True:
+                    slot = (slot + step) & mask
+                    found = table[slot]
+                    if not found or found == key:
+                        break
+            if found:
+                met.append((index, values[slot]))
+                continue
+            table[slot] = key
+            values[slot] = value
+            self._used += 1
+            if self._used > self._limit:
+                self._grow()
+                table, values, mask = self._keys, self._values, self._mask
+        return met
+
     def _grow(self) -> None:
         old_keys, old_values, used = self._keys, self._values, self._used
-        size = 2 * len(old_keys)
+        # Four times as large while small (a run over 10,000 files grows three times, not
+        # six, each growth a pass over every slot), twice beyond: memory stays within twice
+        # what the keys need.
+        size = (4 if len(old_keys) < _QUICK_GROWTH else 2) * len(old_keys)
         self.__init__(size)  # type: ignore[misc]
         keys, values, mask = self._keys, self._values, self._mask
         for key, value in zip(old_keys, old_values):

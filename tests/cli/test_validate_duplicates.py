@@ -11,6 +11,7 @@ that are not strings, and a repeat inside one file.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -122,3 +123,126 @@ def test_case_keys_agree_with_a_dict_through_growth():
         expected.setdefault(key, number)
     assert len(table) == len(expected) == len(set(keys)) > 1000
     assert case_key("s", "x") == case_key("s", "x") != 0
+
+
+TRICKY = {
+    # The members before `id` hold what a careless scan would take for it: an `id` nested
+    # deeper, text that reads `"id":`, escapes, empty containers; `id` written escaped.
+    "skills/skill-03/evals/tricky.json": (
+        "{\n"
+        f'  "schema_version": "{CANONICAL}",\n'
+        '  "skill": "skill-03",\n'
+        '  "notes": {"id": "d-0", "cases": [{"id": "d-1"}]},\n'
+        '  "source_refs": ["skills/skill-03/SKILL.md"],\n'
+        '  "cases": [\n'
+        '    {"extensions": {"id": "d-0"}, "input": "say \\"id\\": \\"d-0\\"", "\\u0069d": "d-0", "expected_outcome": "x"},\n'
+        '    {"input": "a", "e": {}, "f": [], "id"\n      :\n\t"d-1", "expected_outcome": "x"},\n'
+        '    {"name": "D 2", "input": "a", "expected_outcome": "x"},\n'
+        '    {"name": "D 2", "id": "", "input": "a", "expected_outcome": "x"},\n'
+        '    {"input": "no id or name", "expected_outcome": "x"},\n'
+        '    {"input": "no id or name", "expected_outcome": "x"}\n'
+        "  ]\n"
+        "}\n"
+    ),
+    # One line, CRLF line ends, a BOM, a case list under `examples`, after a long member.
+    "skills/skill-03/evals/z-compact.json": (
+        f'{{"schema_version":"{CANONICAL}","skill":"skill-03","source_refs":["skills/skill-03/SKILL.md"],'
+        '"cases":[{"id":"d-0","input":"a","expected_outcome":"x"},{"id":"d-1","input":"é","expected_outcome":"x"}]}'
+    ),
+    "skills/skill-03/evals/y-crlf.json": (
+        "\ufeff{\r\n"
+        '  "skill": "skill-03",\r\n'
+        '  "description": "' + "long text " * 200 + '",\r\n'
+        '  "examples": [\r\n'
+        '    {"id": "d-0", "input": "a", "coverage_tags": ["trigger"], "expected_outcome": "x"},\r\n'
+        '    {"id": "d-2", "input": "a", "coverage_tags": ["Bad Tag"], "expected_outcome": "x"}\r\n'
+        "  ]\r\n"
+        "}\r\n"
+    ),
+    # A repeated key: read as JSON.parse reads it, its duplicates have no place.
+    "skills/skill-03/evals/x-repeated.json": (
+        '{"skill": "skill-03", "skill": "skill-03", "cases": [{"id": "d-0", "input": "a", "expected_outcome": "x"}]}\n'
+    ),
+}
+
+_TEXT_LINE = re.compile(r"^(?P<file>[^:\n]+)(?::(?P<line>\d+):(?P<column>\d+))?: (?P<id>.*?): duplicate_case_id: (?P<message>.*)$")
+_GITHUB_LINE = re.compile(
+    r"^::error file=(?P<file>[^,]+)(?:,line=(?P<line>\d+),col=(?P<column>\d+))?,title=duplicate_case_id::(?P<id>.*?): (?P<message>.*)$"
+)
+
+
+@pytest.fixture(scope="module")
+def duplicates_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tree of duplicates as the benchmark makes them (the canonical files of a skill repeat
+    `case-0`, `case-1`, ...), with the YAML and Python files above and the tricky JSON ones."""
+    root = tmp_path_factory.mktemp("repeated")
+    generate(root, 300, canonical_share=0.9, seed=5, repeated_ids=True)
+    write_files(root, {**EXTRA, **TRICKY})
+    return root
+
+
+def _placed(pattern: re.Pattern[str], out: str) -> list[tuple[str, int | None, int | None, str, str]]:
+    found = []
+    for line in out.splitlines():
+        match = pattern.match(line)
+        if match:
+            where = (int(match["line"]), int(match["column"])) if match["line"] else (None, None)
+            found.append((match["file"], *where, match["id"], match["message"]))
+    return found
+
+
+@pytest.mark.parametrize("output_format, pattern", [("text", _TEXT_LINE), ("github", _GITHUB_LINE)])
+def test_duplicates_are_placed_as_the_span_tree_places_them(
+    duplicates_tree, output_format, pattern, monkeypatch, capsys
+):
+    """Every duplicate's line and column, under one process and two, is where the public
+    API puts it: each error placed on its own, through the file's full span tree."""
+    import fixture_migrate
+
+    expected = [
+        (error["source_file"], error.get("line"), error.get("column"), error["id"] or "-", error["message"])
+        for error in fixture_migrate.validate(duplicates_tree, repo_root=duplicates_tree, check_refs=False)
+        if error["reason_code"] == "duplicate_case_id"
+    ]
+    assert len(expected) > 500
+    tricky = [entry for entry in expected if entry[0].startswith("skills/skill-03/evals/")]
+    assert {entry[0].rsplit("/", 1)[1] for entry in tricky} >= {"tricky.json", "z-compact.json", "y-crlf.json", "x-repeated.json"}
+    assert any(entry[1] is None for entry in tricky)  # the file read despite a repeated key
+    for jobs in ("1", "2"):
+        run = run_cli(
+            ["validate", "--no-ref-check", "--output-format", output_format, "--jobs", jobs, "--repo-root", ".", "."],
+            duplicates_tree,
+            monkeypatch,
+            capsys,
+        )
+        assert _placed(pattern, run.out) == expected
+
+
+def test_a_files_duplicate_errors_are_those_duplicate_error_makes():
+    from fixture_migrate.migration.validation import DuplicateErrors, duplicate_error
+
+    values = ["s", "", None, 0, 1, 2.5, True, False, [], ["a", None], {}, {"a": 1}, "x: y"]
+    for skill in values:
+        for source_file in values:
+            same = DuplicateErrors(skill, source_file)
+            for case_id in values:
+                made = same.error(case_id, "first.json")
+                assert made == duplicate_error(skill, case_id, source_file, "first.json")
+                assert list(made) == list(duplicate_error(skill, case_id, source_file, "first.json"))
+
+
+def test_case_keys_met_in_batches_agree_with_a_dict_through_growth():
+    from fixture_migrate.migration.validation import CaseKeys, case_key
+
+    table, expected = CaseKeys(size=8), {}
+    keys = [(n << 40) | 5 for n in range(1, 50)] + [case_key(f"skill-{n % 7}", f"id-{n % 3000}") for n in range(9000)] * 2
+    for number, start in enumerate(range(0, len(keys), 37)):
+        batch = keys[start : start + 37 + number % 5]  # overlapping batches, repeats within one
+        wanted = []
+        for index, key in enumerate(batch):
+            if key in expected:
+                wanted.append((index, expected[key]))
+            else:
+                expected[key] = number
+        assert table.meet(batch, number) == wanted
+    assert len(table) == len(expected) > 1000

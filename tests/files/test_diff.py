@@ -5,7 +5,7 @@ import shutil
 import subprocess
 
 import pytest
-from fixture_migrate.files.diff import _opcodes, changed_lines, escape_json, escape_text, render_diff, render_move
+from fixture_migrate.files.diff import _opcodes, changed_lines, escape_json, escape_lines, escape_text, render_diff, render_move
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,6 +101,12 @@ def test_line_separators_inside_strings_do_not_split_lines():
 def test_control_characters_are_escaped():
     assert escape_text("\x1b[31mred\x07\u202e") == "\\x1b[31mred\\x07\\u202e"
     assert escape_json('"\x9b"') == '"\\u009b"'
+
+
+@settings(max_examples=300)
+@given(st.lists(st.text(alphabet=st.sampled_from("ab\t\n\r\x1b\x85\u2028\u202e\u200b\u200d\ufeffé"), max_size=5), max_size=4))
+def test_lines_are_escaped_as_each_line_is(texts):
+    assert escape_lines(texts) == "".join(escape_text(text) + "\n" for text in texts)
 
 
 def test_patience_pairs_moved_blocks_with_themselves():
