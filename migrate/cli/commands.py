@@ -314,7 +314,8 @@ def run_validate(
     one 64-bit digest of the `skill:id` key and the index of its first source file per
     case id (`CaseKeys`), for duplicates across files (and, with `readiness`, the case
     ids per skill and bucket). The ids of a file are placed only when one of them turns
-    out a duplicate (`CasePlaces`; in a worker process, before its result is sent).
+    out a duplicate (`CasePlaces`; a worker's result carries a JSON file's bytes to place
+    them from in the main process).
     """
     from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.validation import CaseKeys, DuplicateErrors, duplicate_error

@@ -135,8 +135,10 @@ class CasePlaces:
     """Where an error of one reason code would point in each case of a file (the `id` of a
     duplicate, say), by case index: `places[i]`. Worked out, for every case at once, the
     first time one is asked for (most files have no duplicate, and their cases are never
-    placed), or before the object is pickled to another process (it travels as the places
-    alone; the file it was read from stays behind).
+    placed). Pickled to another process (a `validate` worker's result), it travels as
+    what is needed to place them there, still only when asked: for a JSON file its bytes
+    and the payload path of each case's member (`_Sent`), for any other its places,
+    worked out before it leaves (the file it was read from stays behind).
 
     `origins` are the cases' origins, `error` an error of that reason code (what
     `error_place` reads of it: its code, its line if it has one); or `places`, known.
@@ -183,4 +185,69 @@ class CasePlaces:
         return len(self._worked_out())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return CasePlaces, (None, None, tuple(self._worked_out()))
+        if self._places is not None:
+            return CasePlaces, (None, None, tuple(self._places))
+        origins, error = self._origins, self._error
+        assert origins is not None and error is not None
+        segments: list[tuple[Any, ...]] = []  # per unit: ("at", place, count) or ("json", unit, paths)
+        sent: tuple[Any, bytes] | None = None
+        for loaded, unit, cases, count in origins.units():
+            document = loaded.document
+            if error.get("line"):
+                segments.append(("at", (error["line"], error.get("column") or 1), count))
+            elif document is None or unit is None or cases is None:
+                segments.append(("at", None, count))
+            else:
+                data = document.units[unit].data
+                paths = [member_path(data, case, error) for case in cases]
+                if getattr(document, "syntax", None) == "json" and (sent is None or sent[0] == document.path):
+                    sent = (document.path, document.raw)
+                    segments.append(("json", unit, paths, getattr(document, "unique_keys", True)))
+                else:  # another syntax: placed here, before it leaves
+                    segments.extend(("at", place, 1) for place in document.locate_all(unit, paths))
+        return CasePlaces, (None, None, _Sent(sent, segments))
+
+
+class _Sent(Sequence[Place]):
+    """A `CasePlaces` as it travels between processes: the JSON file's `(path, raw bytes)`
+    and, per unit, the places known (`("at", place, count)`) or the payload paths to place
+    in that file (`("json", unit, paths, unique_keys)`). The file is read again from these
+    bytes (never from the disk) and walked the first time a place is asked for."""
+
+    __slots__ = ("_file", "_segments", "_places")
+
+    def __init__(self, file: tuple[Any, bytes] | None, segments: list[tuple[Any, ...]]) -> None:
+        self._file = file
+        self._segments = segments
+        self._places: list[Place] | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Sent, (self._file, self._segments) if self._places is None else (None, [("at", p, 1) for p in self._places])
+
+    def _worked_out(self) -> list[Place]:
+        places = self._places
+        if places is not None:
+            return places
+        places = []
+        document = None
+        for segment in self._segments:
+            if segment[0] == "at":
+                places.extend([segment[1]] * segment[2])
+                continue
+            _, unit, paths, unique_keys = segment
+            if document is None:
+                from fixture_migrate.formats.json_format import JsonDocument
+
+                assert self._file is not None
+                path, raw = self._file
+                document = JsonDocument(path, raw, duplicates="refuse" if unique_keys else "last")
+            places.extend(document.locate_all(unit, paths))
+        self._places, self._file, self._segments = places, None, []
+        return places
+
+    def __getitem__(self, index: int) -> Place:  # type: ignore[override]
+        places = self._places
+        return (places if places is not None else self._worked_out())[index]
+
+    def __len__(self) -> int:
+        return len(self._worked_out())

@@ -33,7 +33,7 @@ class CheckedFile(Record):
     `(case index, errors)` of the cases that have some, each error with its `(line, column)`
     (None where unknown or not asked for); `dup_places`, when places are asked for, where a
     duplicate id of each case would point (`CasePlaces`: worked out when first asked for,
-    or before the record is pickled to the main process). `head` holds the errors before
+    in whichever process that is). `head` holds the errors before
     the cases (a repeated key), `tail` those after (non-object cases), each with its place;
     `normalized` the cases themselves when the run also reports readiness. Kept this
     compact because it travels between processes.
