@@ -17,7 +17,7 @@ from pathlib import Path
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.root import _directory_inside as directory_inside
 from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
-from fixture_migrate.formats import limits
+from fixture_migrate.formats import limits, syntax_of
 from fixture_migrate.formats.limits import SizeLimit
 
 
@@ -98,7 +98,7 @@ class RunReads:
     What does not change within a run is worked out once: the lexical root test of an
     absolute path is a function of its directory alone (judged once per directory; a
     relative path is judged every time, its working directory may change), and a size
-    limit is one per file suffix (its environment variable read once per run)."""
+    limit is one per syntax (its environment variable read once per run)."""
 
     __slots__ = ("root", "root_given", "_inside", "_limits")
 
@@ -106,7 +106,7 @@ class RunReads:
         self.root = root
         self.root_given = root_given
         self._inside: set[str] = set()
-        self._limits: dict[str, SizeLimit] = {}
+        self._limits: dict[str | None, SizeLimit] = {}  # per syntax (None: none)
 
     def read(self, path: Path) -> bytes:
         root = self.root
@@ -127,13 +127,12 @@ class RunReads:
                 and directory_inside("", directory, os.fspath(root))
             ):
                 self._inside.add(directory)
-        dot = name.rfind(".")
-        suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else None
-        limit = self._limits.get(suffix) if suffix is not None else None
+        syntax = syntax_of(path)  # what `limit_for` decides by
+        limit = self._limits.get(syntax) if plain else None
         if limit is None:
             limit = limits.limit_for(path)
-            if suffix is not None:
-                self._limits[suffix] = limit
+            if plain:
+                self._limits[syntax] = limit
         return read_fixture(path, limit=limit, root=root)
 
 
