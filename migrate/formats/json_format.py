@@ -304,8 +304,11 @@ class JsonDocument(Document):
     def locate_all(self, unit: int, paths: Sequence[NodePath]) -> list[tuple[int, int] | None]:
         """`locate` of each of `paths`, found in one walk of the text to those values alone
         (`json_places`) unless the span tree is built already; a file read despite a
-        repeated key is placed as `locate` places it (not at all)."""
-        if "spans" not in self.__dict__ and self.unique_keys:
+        repeated key is placed as `locate` places it: not at all (no span tree to try for
+        each path)."""
+        if not self.unique_keys:
+            return [None] * len(paths)
+        if "spans" not in self.__dict__:
             from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
 
             try:

@@ -135,119 +135,97 @@ class CasePlaces:
     """Where an error of one reason code would point in each case of a file (the `id` of a
     duplicate, say), by case index: `places[i]`. Worked out, for every case at once, the
     first time one is asked for (most files have no duplicate, and their cases are never
-    placed). Pickled to another process (a `validate` worker's result), it travels as
-    what is needed to place them there, still only when asked: for a JSON file its bytes
-    and the payload path of each case's member (`_Sent`), for any other its places,
-    worked out before it leaves (the file it was read from stays behind).
+    placed). Pickled to another process (a `validate` worker's result), it travels as what
+    is needed to place them there, still only when asked: for a JSON file its bytes and the
+    payload path of each case's member, walked there from those bytes (never read from the
+    disk again); for a file of another syntax its places, worked out before it leaves.
 
-    `origins` are the cases' origins, `error` an error of that reason code (what
-    `error_place` reads of it: its code, its line if it has one); or `places`, known.
+    `origins` are the cases' origins and `error` an error of that reason code (what
+    `member_path` reads of it); `file` and `segments` are what travelled instead (see
+    `_segments`).
     """
 
-    __slots__ = ("_origins", "_error", "_places")
+    __slots__ = ("_origins", "_error", "_file", "_segments", "_places")
 
     def __init__(
         self,
         origins: CaseOrigins | None = None,
         error: dict[str, Any] | None = None,
-        places: Sequence[Place] | None = None,
+        file: tuple[Any, bytes] | None = None,
+        segments: list[tuple[str, int, list[Any]]] | None = None,
     ) -> None:
         self._origins = origins
         self._error = error
-        self._places = places
-
-    def _worked_out(self) -> Sequence[Place]:
-        """`error_place` of every case, as `error_places` gives it, from the origins' paths
-        (no `CaseOrigin` made)."""
-        places = self._places
-        if places is not None:
-            return places
-        origins, error = self._origins, self._error
-        assert origins is not None and error is not None
-        places = []
-        for loaded, unit, cases, count in origins.units():
-            document = loaded.document
-            if error.get("line"):
-                places.extend([(error["line"], error.get("column") or 1)] * count)
-            elif document is None or unit is None or cases is None:
-                places.extend([None] * count)
-            else:
-                data = document.units[unit].data
-                places.extend(document.locate_all(unit, [member_path(data, case, error) for case in cases]))
-        self._places, self._origins, self._error = places, None, None
-        return places
+        self._file = file
+        self._segments = segments
+        self._places: list[Place] | None = None
 
     def __getitem__(self, index: int) -> Place:
         places = self._places
         return (places if places is not None else self._worked_out())[index]
 
-    def __len__(self) -> int:
-        return len(self._worked_out())
+    def _worked_out(self) -> list[Place]:
+        if self._origins is not None:
+            assert self._error is not None
+            segments, file = _segments(self._origins, self._error, defer=False)
+        else:
+            segments, file = self._segments or [], self._file
+        places: list[Place] = []
+        for kind, unit, value in segments:
+            if kind == "at":
+                places.extend(value)
+            else:
+                assert file is not None
+                places.extend(_placed_in(file, unit, value))
+        self._places, self._origins, self._error, self._file, self._segments = places, None, None, None, None
+        return places
 
     def __reduce__(self) -> tuple[Any, ...]:
         if self._places is not None:
-            return CasePlaces, (None, None, tuple(self._places))
-        origins, error = self._origins, self._error
-        assert origins is not None and error is not None
-        segments: list[tuple[Any, ...]] = []  # per unit: ("at", place, count) or ("json", unit, paths)
-        sent: tuple[Any, bytes] | None = None
-        for loaded, unit, cases, count in origins.units():
-            document = loaded.document
-            if error.get("line"):
-                segments.append(("at", (error["line"], error.get("column") or 1), count))
-            elif document is None or unit is None or cases is None:
-                segments.append(("at", None, count))
-            else:
-                data = document.units[unit].data
-                paths = [member_path(data, case, error) for case in cases]
-                if getattr(document, "syntax", None) == "json" and (sent is None or sent[0] == document.path):
-                    sent = (document.path, document.raw)
-                    segments.append(("json", unit, paths, getattr(document, "unique_keys", True)))
-                else:  # another syntax: placed here, before it leaves
-                    segments.extend(("at", place, 1) for place in document.locate_all(unit, paths))
-        return CasePlaces, (None, None, _Sent(sent, segments))
+            return CasePlaces, (None, None, None, [("at", 0, self._places)])
+        if self._origins is None:
+            return CasePlaces, (None, None, self._file, self._segments)
+        assert self._error is not None
+        segments, file = _segments(self._origins, self._error, defer=True)
+        return CasePlaces, (None, None, file, segments)
 
 
-class _Sent(Sequence[Place]):
-    """A `CasePlaces` as it travels between processes: the JSON file's `(path, raw bytes)`
-    and, per unit, the places known (`("at", place, count)`) or the payload paths to place
-    in that file (`("json", unit, paths, unique_keys)`). The file is read again from these
-    bytes (never from the disk) and walked the first time a place is asked for."""
+def _segments(
+    origins: CaseOrigins, error: dict[str, Any], *, defer: bool
+) -> tuple[list[tuple[str, int, list[Any]]], tuple[Any, bytes] | None]:
+    """Per unit of `origins`, `("at", unit, places)` or, with `defer`, for the units of one JSON
+    file read with unique keys, `("json", unit, member paths)` to place later from that
+    file's `(path, raw bytes)`, given beside. A case without a place (no document, no unit, a
+    file read despite a repeated key) is None."""
+    segments: list[tuple[str, int, list[Any]]] = []
+    file: tuple[Any, bytes] | None = None
+    for loaded, unit, cases, count in origins.units():
+        document = loaded.document
+        if document is None or unit is None or cases is None:
+            segments.append(("at", -1, [None] * count))
+            continue
+        data = document.units[unit].data
+        paths = [member_path(data, case, error) for case in cases]
+        json = getattr(document, "syntax", None) == "json" and getattr(document, "unique_keys", False)
+        if defer and json and (file is None or file[0] == document.path):
+            file = (document.path, document.raw)
+            segments.append(("json", unit, paths))
+        else:
+            segments.append(("at", unit, document.locate_all(unit, paths)))
+    return segments, file
 
-    __slots__ = ("_file", "_segments", "_places")
 
-    def __init__(self, file: tuple[Any, bytes] | None, segments: list[tuple[Any, ...]]) -> None:
-        self._file = file
-        self._segments = segments
-        self._places: list[Place] | None = None
+def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Place]:
+    """`JsonDocument.locate_all` of `paths` in the JSON file `(path, raw bytes)` (read with
+    unique keys), from those bytes: the text walked to them, or its span tree where the walk
+    does not go (`json_places.Unusual`)."""
+    from fixture_migrate.formats import decode_text
+    from fixture_migrate.formats.json_format import JsonDocument
+    from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _Sent, (self._file, self._segments) if self._places is None else (None, [("at", p, 1) for p in self._places])
-
-    def _worked_out(self) -> list[Place]:
-        places = self._places
-        if places is not None:
-            return places
-        places = []
-        document = None
-        for segment in self._segments:
-            if segment[0] == "at":
-                places.extend([segment[1]] * segment[2])
-                continue
-            _, unit, paths, unique_keys = segment
-            if document is None:
-                from fixture_migrate.formats.json_format import JsonDocument
-
-                assert self._file is not None
-                path, raw = self._file
-                document = JsonDocument(path, raw, duplicates="refuse" if unique_keys else "last")
-            places.extend(document.locate_all(unit, paths))
-        self._places, self._file, self._segments = places, None, []
-        return places
-
-    def __getitem__(self, index: int) -> Place:  # type: ignore[override]
-        places = self._places
-        return (places if places is not None else self._worked_out())[index]
-
-    def __len__(self) -> int:
-        return len(self._worked_out())
+    path, raw = file
+    text = decode_text(raw)[0]
+    try:
+        return line_columns(text, value_offsets(text, paths))
+    except Unusual:
+        return JsonDocument(path, raw).locate_all(unit, paths)

@@ -246,3 +246,32 @@ def test_case_keys_met_in_batches_agree_with_a_dict_through_growth():
                 expected[key] = number
         assert table.meet(batch, number) == wanted
     assert len(table) == len(expected) > 1000
+
+
+def test_case_places_sent_between_processes_are_the_places_made_in_one(tmp_path):
+    """What a worker sends (a pickled `CasePlaces`: a JSON file's bytes and its cases' member
+    paths) gives, once unpickled, every place the same object gives in the process that read
+    the file; checked here without relying on the machine having a second CPU."""
+    import pickle
+
+    from fixture_migrate.config import Options
+    from fixture_migrate.contract.validate import RefChecker
+    from fixture_migrate.migration.engine import Engine
+    from fixture_migrate.migration.reader import Reader
+    from fixture_migrate.migration.validation import check_file
+
+    write_files(tmp_path, {**EXTRA, **TRICKY})
+    reader = Reader(Engine(Options(tmp_path)))
+    refs = RefChecker(tmp_path, check_exists=False)
+    compared = 0
+    for name in sorted({**EXTRA, **TRICKY}):
+        path = tmp_path / name
+        here = check_file(reader, path, refs, place=True)
+        sent = pickle.loads(pickle.dumps(check_file(reader, path, refs, place=True)))
+        if here.dup_places is None:
+            continue
+        assert sent.dup_places is not None
+        for index in range(len(here.keys)):
+            assert sent.dup_places[index] == here.dup_places[index], (name, index)
+            compared += here.dup_places[index] is not None
+    assert compared >= 12  # the JSON ones, YAML and Python ones placed
