@@ -176,7 +176,7 @@ def _start_reader(options: Options, as_migrated: bool, output_format: str) -> No
     from fixture_migrate.migration.reader import Reader
 
     global _READER
-    _READER = (Reader(Engine(options)), as_migrated, emitter_class(output_format))
+    _READER = (Reader(Engine(options, keep_moves=False)), as_migrated, emitter_class(output_format))
 
 
 _Normalized = tuple[Path, Status | None, FixtureError | None, bytes, int]
@@ -269,7 +269,7 @@ def _start_validator(options: Options, check_refs: bool, as_migrated: bool, plac
 
     global _VALIDATOR
     refs = RefChecker(options.repo_root, check_exists=check_refs)
-    _VALIDATOR = (Reader(Engine(options)), refs, as_migrated, place, keep_cases)
+    _VALIDATOR = (Reader(Engine(options, keep_moves=False)), refs, as_migrated, place, keep_cases)
 
 
 def _validate_one(item: tuple[Path, FixtureError | None]) -> CheckedFile:
@@ -315,7 +315,7 @@ def run_validate(
     case id (`CaseKeys`), for duplicates across files (and, with `readiness`, the case
     ids per skill and bucket). The ids of a file are placed only when one of them turns
     out a duplicate (`CasePlaces`; a worker's result carries a JSON file's bytes to place
-    them from in the main process).
+    them from in the main process, and the places of a file of another syntax).
     """
     from fixture_migrate.contract.validate import RefChecker
     from fixture_migrate.migration.validation import CaseKeys, DuplicateErrors, duplicate_error

@@ -257,9 +257,9 @@ class Engine:
     """Plans and applies migrations, and reads fixtures for `normalize` and `validate`.
 
     `options` holds the run's settings; `registry` the adapters (the built-ins by default).
-    `keep_moves` False leaves `FileResult.moves` empty, for runs that never read them
-    (`fixture_migrate.migration.run`; `fixture_migrate.consumers` does): listing them walks
-    the whole target tree of every change.
+    `keep_moves` False leaves `FileResult.moves` empty, for the runs that never read them
+    (the `migrate` run of `fixture_migrate.migration.run`; only `fixture_migrate.consumers`
+    reads them): listing them walks the whole target tree of every change.
     """
 
     def __init__(

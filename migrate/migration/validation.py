@@ -32,8 +32,9 @@ class CheckedFile(Record):
     has the same ones (the common case), else per case in `owners`; `errors` the
     `(case index, errors)` of the cases that have some, each error with its `(line, column)`
     (None where unknown or not asked for); `dup_places`, when places are asked for, where a
-    duplicate id of each case would point (`CasePlaces`: worked out when first asked for,
-    in whichever process that is). `head` holds the errors before
+    duplicate id of each case would point (`CasePlaces`: worked out when first asked for, for
+    a JSON file in whichever process that is; a file of another syntax is placed before its
+    record leaves a worker). `head` holds the errors before
     the cases (a repeated key), `tail` those after (non-object cases), each with its place;
     `normalized` the cases themselves when the run also reports readiness. Kept this
     compact because it travels between processes.
@@ -277,8 +278,8 @@ class CaseKeys:
     def _grow(self) -> None:
         old_keys, old_values, used = self._keys, self._values, self._used
         # Four times as large while small (a run over 10,000 files grows three times, not
-        # six, each growth a pass over every slot), twice beyond: memory stays within twice
-        # what the keys need.
+        # six, each growth a pass over every slot), twice beyond, so that past `_QUICK_GROWTH`
+        # slots the table grows in step with the keys (below it, it takes at most 3 MiB).
         size = (4 if len(old_keys) < _QUICK_GROWTH else 2) * len(old_keys)
         self.__init__(size)  # type: ignore[misc]
         keys, values, mask = self._keys, self._values, self._mask
