@@ -316,6 +316,16 @@ def proven_unchanged(registry: Any, document: Any) -> list[Claim] | None:
     return claims
 
 
+def at_home(adapter: Adapter, unit: Unit) -> bool:
+    """True when `adapter` (what the registry detects for `unit`) is the built-in canonical
+    adapter and the key sets of `unit` (a payload) alone prove that its mapping,
+    `adapter.to_canonical(unit, context)` for any context, is `Src(())`: the canonical
+    adapter maps with no skill, and `CaseMapper.file_at_home` proves `map_file` of such a
+    payload leaves it as it is. False says nothing: the mapper decides then."""
+    canonical, mapper = _canonical()
+    return adapter is canonical and unit.shape == "payload" and mapper.file_at_home(unit.data)
+
+
 @lru_cache(maxsize=1)
 def _canonical() -> tuple[Adapter, Any]:
     """The built-in canonical adapter, and its mapper."""

@@ -184,6 +184,44 @@ def test_the_canonical_fast_path_plans_what_the_full_path_plans(tmp_path, monkey
     assert _outcome(fast) == _outcome(full)
 
 
+_LEGACY_VERSIONS = st.sampled_from(
+    ["prompt-examples/v1", "spec-first.skill-audit-eval-cases.v1", "spec-prd-evals.v1", CANONICAL_VERSION]
+)
+
+
+@given(payload=near_canonical(), version=_LEGACY_VERSIONS, syntax=st.sampled_from(["json", "yaml"]))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_second_run_check_plans_what_the_mapper_check_plans(tmp_path, monkeypatch, payload, version, syntax):
+    # A planned change is checked by migrating the result again: by the key sets where they
+    # prove it unchanged (`at_home`, as a second run's `_plan` does), else by the mapper. Both
+    # ways give the same plan, byte for byte, and the same refusals.
+    import json
+
+    payload["schema_version"] = version
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n" if syntax == "json" else _yaml(payload)
+    path = tmp_path / "skills" / "demo" / "evals" / f"f.{syntax}"
+    fast = Engine(Options(repo_root=tmp_path, skill="demo")).plan_bytes(path, text.encode("utf-8"))
+    with monkeypatch.context() as patched:
+        patched.setattr(engine_module, "at_home", lambda adapter, unit: False)
+        full = Engine(Options(repo_root=tmp_path, skill="demo")).plan_bytes(path, text.encode("utf-8"))
+    assert _outcome(fast) == _outcome(full)
+
+
+@given(payload=near_canonical(), skill=st.sampled_from([None, "demo", "other"]))
+def test_at_home_payloads_map_to_themselves_under_any_context(payload, skill):
+    from fixture_migrate.adapting.protocol import Context
+    from fixture_migrate.claiming.registry import migration_registry
+    from fixture_migrate.claiming.rules import at_home
+    from fixture_migrate.formats import Unit
+    from fixture_migrate.formats.target import is_unchanged
+
+    unit = Unit(payload)
+    adapter = migration_registry().detect(unit)
+    if adapter is not None and at_home(adapter, unit):
+        context = Context(source_file="skills/demo/evals/f.json", skill=skill)
+        assert is_unchanged(adapter.to_canonical(unit, context))
+
+
 def _yaml(payload: dict) -> str:
     import io
 
