@@ -312,6 +312,9 @@ class JsonDocument(Document):
             from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
 
             try:
+                units = self.units
+                if len(units) == 1 and unit == 0:  # the unit is the top-level value: its data is known
+                    return line_columns(self.text, value_offsets(self.text, paths, units[0].data))
                 return line_columns(self.text, value_offsets(self.text, paths))
             except Unusual:
                 pass

@@ -115,3 +115,61 @@ def test_a_path_of_another_shape_is_left_to_the_span_tree(path):
 def test_line_columns_count_lines_at_newlines_only():
     text = 'ab\r\n\u2028c\nd'
     assert line_columns(text, [0, 3, 5, None, 7, 4]) == [(1, 1), (1, 4), (2, 2), None, (3, 1), (2, 1)]
+
+
+# The members of many items of one list (`("cases", i, "id")`: the places of duplicate ids),
+# found by matching the key in the text where that is proven: payloads built to tempt the
+# match (nested members of the same name, the name inside strings, written with an escape,
+# a top-level member of the name, items without it), in every layout.
+_TEXTS = st.sampled_from(['"id": 1', '{"id": "x"}', ', "id":', "id", '\\"id\\":', "{", ",", ""])
+_ITEM_KEYS = st.sampled_from(["input", "note", "id_", "x", 'x"id', "x\\id"])  # keys that end as `"id"` does
+_ITEM_VALUES = st.one_of(_TEXTS, st.integers(0, 3), st.lists(_TEXTS, max_size=2))
+
+
+@st.composite
+def _item_lists(draw):
+    items = []
+    for number in range(draw(st.integers(0, 5))):
+        item = {"id": f"case-{number % 2}"} if draw(st.integers(0, 6)) else {}
+        for key in draw(st.lists(_ITEM_KEYS, max_size=3, unique=True)):
+            item[key] = draw(_ITEM_VALUES)
+        if not draw(st.integers(0, 8)):
+            item["extensions"] = {"id": draw(_TEXTS)}
+        if draw(st.booleans()) and "id" in item:
+            item = {"input": item.pop("input", ""), **item}  # the id not first
+        items.append(item)
+    return items
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=_item_lists(), shape=st.sampled_from(["payload", "bare", "nested", "top_id"]), escape=st.booleans())
+def test_item_members_are_the_span_trees(items, shape, escape):
+    value = {
+        "payload": {"schema_version": "v", "cases": items},
+        "bare": items,
+        "nested": {"suite": {"cases": items}},
+        "top_id": {"id": "case-0", "cases": items},
+    }[shape]
+    prefix = {"payload": ("cases",), "bare": (), "nested": ("suite", "cases"), "top_id": ("cases",)}[shape]
+    paths = [(*prefix, index, "id") for index in range(len(items) + 1)]
+    for text in layouts(value):
+        if escape and '"id"' in text:
+            at = text.rindex('"id"')
+            text = text[:at] + '"\\u0069d"' + text[at + 4 :]
+        assert value_offsets(text, paths) == [span_start(text, path) for path in paths]
+        assert value_offsets(text, paths, json.loads(text)) == [span_start(text, path) for path in paths]
+
+
+def test_item_members_are_matched_where_proven_and_walked_elsewhere(monkeypatch):
+    from fixture_migrate.formats import json_places
+
+    walks = []
+    real = json_places._Walk.value
+    monkeypatch.setattr(json_places._Walk, "value", lambda self, *args: walks.append(1) or real(self, *args))
+    plain = '{"cases": [{"id": "a", "input": "say \\"id\\": b"}, {"input": "{", "id": "a"}]}'
+    paths = [("cases", 0, "id"), ("cases", 1, "id")]
+    assert value_offsets(plain, paths) == [plain.index('"a"'), plain.rindex('"a"')]
+    assert walks == []  # proven: every match is an item's own member
+    nested = '{"cases": [{"id": "a", "extensions": {"id": 1}}, {"id": "b"}]}'
+    assert value_offsets(nested, paths) == [span_start(nested, path) for path in paths]
+    assert walks  # an `id` elsewhere: walked

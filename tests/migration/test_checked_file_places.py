@@ -43,9 +43,9 @@ def test_sending_a_file_without_errors_does_not_place_its_ids(tmp_path, monkeypa
     walks: list[int] = []
     real = json_places.value_offsets
 
-    def counting(text, paths):
+    def counting(text, paths, *data):
         walks.append(len(paths))
-        return real(text, paths)
+        return real(text, paths, *data)
 
     monkeypatch.setattr(json_places, "value_offsets", counting)
     sent = pickle.loads(pickle.dumps(checked))  # what a worker process does with its result
