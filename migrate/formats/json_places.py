@@ -104,7 +104,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _KEY_AT: dict[str, Any] = {}
 """Per member name, the regex of that name as a key: the name in quotes, the colon, up to
 the value."""
-_SPACES = " \t\r\n"
 
 
 def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list[int | None] | None:
@@ -113,8 +112,8 @@ def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
     where each is without a walk; None otherwise. `data` is the text's value when the
     caller holds it (else it is parsed here).
 
-    The proof. In valid JSON, `"key"` then a colon, after a `{` or `,` and blank space, is
-    always a member named `key`: its first quote follows no backslash, so it bounds a
+    The proof. In valid JSON, `"key"` then a colon, its first quote after anything but a
+    backslash, is always a member named `key`: that quote is not escaped, so it bounds a
     string; it cannot close one, as a letter or `_` never follows a closing quote; so it
     opens the string `key`, and a string before a colon is a key. The data holds the list
     at `prefix`, every item an object with a member `key`. The data's members named `key`
@@ -168,10 +167,7 @@ def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
     starts: list[int] = []
     for match in pattern.finditer(text):
         at = match.start()
-        before = text[max(0, at - 80) : at].rstrip(_SPACES)
-        if len(before) == 0 and at > 80:
-            before = text[:at].rstrip(_SPACES)
-        if before[-1:] in ("{", ","):
+        if at and text[at - 1] != "\\":
             starts.append(match.end())
     if len(starts) != count:
         return None

@@ -86,6 +86,35 @@ def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
     return case
 
 
+def member_paths(data: Any, cases: Sequence[NodePath], error: dict[str, Any]) -> list[NodePath]:
+    """`member_path(data, case, error)` of each of `cases`: for an error of a reason code
+    about case members alone (a duplicate id), each case looked up once, without asking
+    the code again per case."""
+    code = error.get("reason_code")
+    if code in _REF_CODES or code in _FILE_MEMBERS:
+        return [member_path(data, case, error) for case in cases]
+    members = _CASE_MEMBERS.get(code, ())
+    paths: list[NodePath] = []
+    for case in cases:
+        entry = data
+        try:
+            for key in case:
+                entry = entry[key]
+        except (KeyError, IndexError, TypeError):
+            paths.append(case)
+            continue
+        if isinstance(entry, dict):
+            for key in members:
+                if key in entry:
+                    paths.append((*case, key))
+                    break
+            else:
+                paths.append(case)
+        else:
+            paths.append(case)
+    return paths
+
+
 def error_place(origin: CaseOrigin, error: dict[str, Any]) -> tuple[int, int] | None:
     """1-based `(line, column)` of what `error` is about, or None when it cannot be told.
 
@@ -205,7 +234,7 @@ def _segments(
             segments.append(("at", -1, [None] * count))
             continue
         data = document.units[unit].data
-        paths = [member_path(data, case, error) for case in cases]
+        paths = member_paths(data, cases, error)
         json = getattr(document, "syntax", None) == "json" and getattr(document, "unique_keys", False)
         if defer and json and (file is None or file[0] == document.path):
             file = (document.path, document.raw)
