@@ -309,13 +309,14 @@ class JsonDocument(Document):
         if not self.unique_keys:
             return [None] * len(paths)
         if "spans" not in self.__dict__:
-            from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
+            from fixture_migrate.formats.json_places import Unusual, places
 
+            units = self.units
+            body = self.raw[3:] if self.bom else self.raw
             try:
-                units = self.units
                 if len(units) == 1 and unit == 0:  # the unit is the top-level value: its data is known
-                    return line_columns(self.text, value_offsets(self.text, paths, units[0].data))
-                return line_columns(self.text, value_offsets(self.text, paths))
+                    return places(body, paths, units[0].data)
+                return places(body, paths)
             except Unusual:
                 pass
         return super().locate_all(unit, paths)

@@ -72,8 +72,24 @@ def value_offsets(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
     duplicate ids) are found by `_item_members` when it can prove where they are, else by
     the walk; `data`, the text's value when the caller holds it, spares that a parse."""
     found = _item_members(text, paths, data)
+    return found if found is not None else _walked(text, paths)
+
+
+def places(body: bytes, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list[tuple[int, int] | None]:
+    """`line_columns(text, value_offsets(text, paths, data))` for the UTF-8 JSON text `body`
+    (without its byte order mark; `text` its decoding): the 1-based line and column (in
+    characters) of the value at each of `paths`, or None. Raises `Unusual` as
+    `value_offsets` does. The ids of a file's cases (`_item_members`) are placed from the
+    bytes, with no decoding but that of the lines they are on."""
+    found = _item_members(body, paths, data)
     if found is not None:
-        return found
+        return _byte_line_columns(body, found)
+    text = body.decode("utf-8")
+    return line_columns(text, _walked(text, paths))
+
+
+def _walked(text: str, paths: Sequence[NodePath]) -> list[int | None]:
+    """`value_offsets` by the walk: the containers on the way to the values asked for."""
     root: _Want = [[], {}, 0]
     for number, path in enumerate(paths):
         node = root
@@ -101,16 +117,17 @@ def value_offsets(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_KEY_AT: dict[str, Any] = {}
-"""Per member name, the regex of that name as a key: the name in quotes, the colon, up to
-the value."""
+_KEY_AT: dict[tuple[str, bool], Any] = {}
+"""Per member name (and whether for bytes), the regex of that name as a key: the name in
+quotes, the colon, up to the value."""
 
 
-def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list[int | None] | None:
+def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list[int | None] | None:
     """`value_offsets` of `paths` when they all name one member `key` (a name of letters,
     digits and `_`) of items of one list (`(*prefix, index, key)`) and it can be proven
-    where each is without a walk; None otherwise. `data` is the text's value when the
-    caller holds it (else it is parsed here).
+    where each is without a walk; None otherwise. `text` is the JSON text, decoded or as
+    UTF-8 bytes (offsets then count bytes); `data` its value when the caller holds it
+    (else it is parsed here).
 
     The proof. In valid JSON, `"key"` then a colon, its first quote after anything but a
     backslash, is always a member named `key`: that quote is not escaped, so it bounds a
@@ -153,7 +170,9 @@ def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
         if item.__class__ is not dict or key not in item:
             return None
     count = len(items)
-    if "\\" in text:  # a member named `key` may be written with an escape: count them all
+    binary = text.__class__ is bytes
+    backslash = b"\\" if binary else "\\"
+    if backslash in text:  # a member named `key` may be written with an escape: count them all
         try:
             compact = orjson.dumps(data)
         except orjson.JSONEncodeError:
@@ -161,13 +180,14 @@ def _item_members(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
         quoted = f'"{key}":'.encode()
         if compact.count(b"{" + quoted) + compact.count(b"," + quoted) != count:
             return None
-    pattern = _KEY_AT.get(key)
+    pattern = _KEY_AT.get((key, binary))
     if pattern is None:
-        pattern = _KEY_AT[key] = re.compile(rf'"{key}"[ \t\r\n]*:[ \t\r\n]*')
+        source = rf'"{key}"[ \t\r\n]*:[ \t\r\n]*'
+        pattern = _KEY_AT[key, binary] = re.compile(source.encode() if binary else source)
     starts: list[int] = []
-    for match in pattern.finditer(text):
+    for match in pattern.finditer(text):  # type: ignore[arg-type]
         at = match.start()
-        if at and text[at - 1] != "\\":
+        if at and text[at - 1 : at] != backslash:
             starts.append(match.end())
     if len(starts) != count:
         return None
@@ -284,3 +304,23 @@ def line_columns(text: str, offsets: Sequence[int | None]) -> list[tuple[int, in
         places[number] = (line, offset - last_newline)
         previous = offset
     return places
+
+
+def _byte_line_columns(body: bytes, offsets: Sequence[int | None]) -> list[tuple[int, int] | None]:
+    """`line_columns` of the decoded text, for byte `offsets` (each at a character's start) in
+    the UTF-8 `body`: lines end at `\\n`, columns count characters. Each byte before the last
+    offset is counted once (a long line holding many offsets is decoded piece by piece)."""
+    order = sorted((offset, n) for n, offset in enumerate(offsets) if offset is not None)
+    found: list[tuple[int, int] | None] = [None] * len(offsets)
+    line, column, previous = 1, 1, 0
+    for offset, number in order:
+        between = body.count(b"\n", previous, offset)
+        if between:
+            line += between
+            previous = body.rfind(b"\n", previous, offset) + 1
+            column = 1
+        piece = body[previous:offset]
+        column += len(piece) if piece.isascii() else len(piece.decode("utf-8"))
+        found[number] = (line, column)
+        previous = offset
+    return found

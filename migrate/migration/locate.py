@@ -248,13 +248,12 @@ def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Pla
     """`JsonDocument.locate_all` of `paths` in the JSON file `(path, raw bytes)` (read with
     unique keys), from those bytes: the text walked to them, or its span tree where the walk
     does not go (`json_places.Unusual`)."""
-    from fixture_migrate.formats import decode_text
+    from fixture_migrate.formats import BOM
     from fixture_migrate.formats.json_format import JsonDocument
-    from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
+    from fixture_migrate.formats.json_places import Unusual, places
 
     path, raw = file
-    text = decode_text(raw)[0]
     try:
-        return line_columns(text, value_offsets(text, paths))
+        return places(raw[3:] if raw.startswith(BOM) else raw, paths)
     except Unusual:
         return JsonDocument(path, raw).locate_all(unit, paths)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.formats.json_format import JsonDocument
-from fixture_migrate.formats.json_places import Unusual, line_columns, value_offsets
+from fixture_migrate.formats.json_places import Unusual, line_columns, places, value_offsets
 from fixture_migrate.formats.json_text import parse_spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,7 +76,9 @@ def test_offsets_are_the_span_trees(value, data):
         missing += [(*path, 99)] + ([(*path, "missing")] if isinstance(below, dict) else [])
     paths = chosen + missing
     for text in layouts(value):
-        assert value_offsets(text, paths) == [span_start(text, path) for path in paths]
+        spans = [span_start(text, path) for path in paths]
+        assert value_offsets(text, paths) == spans
+        assert places(text.encode("utf-8"), paths) == line_columns(text, spans)
 
 
 def _at(value: object, path: tuple) -> object:
@@ -156,8 +158,12 @@ def test_item_members_are_the_span_trees(items, shape, escape):
         if escape and '"id"' in text:
             at = text.rindex('"id"')
             text = text[:at] + '"\\u0069d"' + text[at + 4 :]
-        assert value_offsets(text, paths) == [span_start(text, path) for path in paths]
-        assert value_offsets(text, paths, json.loads(text)) == [span_start(text, path) for path in paths]
+        spans = [span_start(text, path) for path in paths]
+        assert value_offsets(text, paths) == spans
+        assert value_offsets(text, paths, json.loads(text)) == spans
+        # From the bytes: lines and columns (in characters) as the decoded text has them.
+        assert places(text.encode("utf-8"), paths) == line_columns(text, spans)
+        assert places(text.encode("utf-8"), paths, json.loads(text)) == line_columns(text, spans)
 
 
 def test_item_members_are_matched_where_proven_and_walked_elsewhere(monkeypatch):
@@ -173,3 +179,14 @@ def test_item_members_are_matched_where_proven_and_walked_elsewhere(monkeypatch)
     nested = '{"cases": [{"id": "a", "extensions": {"id": 1}}, {"id": "b"}]}'
     assert value_offsets(nested, paths) == [span_start(nested, path) for path in paths]
     assert walks  # an `id` elsewhere: walked
+
+
+def test_places_from_bytes_count_characters_on_long_lines():
+    # One line holding every case, with characters of two, three and four bytes before and
+    # between the ids: columns count characters, each byte read once.
+    cases = [{"input": "é工😀" * n, "id": f"c{n}"} for n in range(40)]
+    text = json.dumps({"note": "\u2028 ü", "cases": cases}, ensure_ascii=False)
+    paths = [("cases", n, "id") for n in range(40)]
+    expected = line_columns(text, [span_start(text, path) for path in paths])
+    assert expected[-1][0] == 1 and expected[-1][1] < len(text.encode("utf-8"))  # one line, counted in characters
+    assert places(text.encode("utf-8"), paths) == expected

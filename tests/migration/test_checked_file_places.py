@@ -41,13 +41,13 @@ def test_sending_a_file_without_errors_does_not_place_its_ids(tmp_path, monkeypa
     checked = check_file(reader, path, RefChecker(tmp_path, check_exists=False), place=True)
     assert checked.errors == [] and len(checked.keys) == 50
     walks: list[int] = []
-    real = json_places.value_offsets
+    real = json_places.places
 
-    def counting(text, paths, *data):
+    def counting(body, paths, *data):
         walks.append(len(paths))
-        return real(text, paths, *data)
+        return real(body, paths, *data)
 
-    monkeypatch.setattr(json_places, "value_offsets", counting)
+    monkeypatch.setattr(json_places, "places", counting)
     sent = pickle.loads(pickle.dumps(checked))  # what a worker process does with its result
     assert sent.keys == checked.keys
     # No id of this file has been met as a duplicate: none should be placed yet.
