@@ -159,7 +159,12 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
             data = orjson.loads(text)
         items = data
         for step in prefix:
-            if items.__class__ is not (dict if step.__class__ is str else list):
+            # The steps the walk takes: a key into an object, an index (an `int`, not
+            # negative) into an array. Python's own indexing (`-1`, `True`) is not the walk's.
+            if step.__class__ is str:
+                if items.__class__ is not dict:
+                    return None
+            elif step.__class__ is not int or step < 0 or items.__class__ is not list:
                 return None
             items = items[step]
     except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):

@@ -114,6 +114,24 @@ def test_a_path_of_another_shape_is_left_to_the_span_tree(path):
         value_offsets('{"a": [1], "b": [2]}', [path])
 
 
+@pytest.mark.parametrize(
+    ("step", "text"),
+    [
+        (-1, '[{"cases": [{"id": "a"}, {"id": "b"}]}]'),
+        (False, '[{"cases": [{"id": "a"}]}]'),
+        (True, '[{}, {"cases": [{"id": "a"}]}]'),
+    ],
+)
+def test_a_prefix_of_another_shape_is_left_to_the_span_tree_for_item_members_too(step, text):
+    # One member of items of one list, reached through an index the walk does not take:
+    # refused as the walk refuses it, not placed by Python's own indexing of the data.
+    paths = [(step, "cases", 0, "id")]
+    with pytest.raises(Unusual):
+        value_offsets(text, paths)
+    with pytest.raises(Unusual):
+        value_offsets(text, paths, json.loads(text))
+
+
 def test_line_columns_count_lines_at_newlines_only():
     text = 'ab\r\n\u2028c\nd'
     assert line_columns(text, [0, 3, 5, None, 7, 4]) == [(1, 1), (1, 4), (2, 2), None, (3, 1), (2, 1)]
