@@ -266,12 +266,16 @@ def family_payload(draw: st.DrawFn, version: str) -> dict[str, Any]:
     payload["schema_version"] = version
     payload[case_key] = draw(st.lists(members(case_names), max_size=4))
     if version == GENERIC_FAMILY:
+        from fixture_migrate.claiming.territory import RESULT_FIELDS
+
         # A local family is migrated only on evidence: an input and an expected outcome in
-        # every case (the other members stay random).
+        # every case (the other members stay random). A record carrying a member of a run's
+        # results (`verdict`, `score`, ...) makes a results file, never a fixture
+        # (`claiming.territory`): not these invariants' input.
         cases = payload[case_key] or [{}]
         payload[case_key] = [
             {
-                **case,
+                **{key: value for key, value in case.items() if key not in RESULT_FIELDS},
                 "input": case["input"] if c.is_non_empty_string(case.get("input")) else "go",
                 "expected": case.get("expected"),
             }
