@@ -59,15 +59,35 @@ def _ref_path(data: Any, base: NodePath, message: str) -> NodePath | None:
     return None
 
 
-def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
-    """The payload path the error is about, in the unit `data`: a member of the case at
-    `case`, a file-level member it inherits, or the case itself."""
-    code = error.get("reason_code")
-    entry: Any = data
+_MISSING: Any = object()
+
+
+def _entry(data: Any, case: NodePath) -> Any:
+    """The value at the path `case` in `data`, or `_MISSING` when it is not there."""
+    entry = data
     try:
         for key in case:
             entry = entry[key]
     except (KeyError, IndexError, TypeError):
+        return _MISSING
+    return entry
+
+
+def _case_member(entry: Any, case: NodePath, members: tuple[str, ...]) -> NodePath | None:
+    """The path of the first of `members` the case `entry` (at `case`) has, or None."""
+    if isinstance(entry, dict):
+        for key in members:
+            if key in entry:
+                return (*case, key)
+    return None
+
+
+def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
+    """The payload path the error is about, in the unit `data`: a member of the case at
+    `case`, a file-level member it inherits, or the case itself."""
+    code = error.get("reason_code")
+    entry = _entry(data, case)
+    if entry is _MISSING:
         return case
     if code in _REF_CODES:
         message = str(error.get("message", ""))
@@ -75,10 +95,9 @@ def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
         if found is None and isinstance(data, dict):
             found = _ref_path(data, (), message)
         return found or case
-    if isinstance(entry, dict):
-        for key in _CASE_MEMBERS.get(code, ()):
-            if key in entry:
-                return (*case, key)
+    found = _case_member(entry, case, _CASE_MEMBERS.get(code, ()))
+    if found is not None:
+        return found
     if isinstance(data, dict) and len(case) == 2:
         for key in _FILE_MEMBERS.get(code, ()):
             if key in data:
@@ -88,30 +107,16 @@ def member_path(data: Any, case: NodePath, error: dict[str, Any]) -> NodePath:
 
 def member_paths(data: Any, cases: Sequence[NodePath], error: dict[str, Any]) -> list[NodePath]:
     """`member_path(data, case, error)` of each of `cases`: for an error of a reason code
-    about case members alone (a duplicate id), each case looked up once, without asking
-    the code again per case."""
+    about case members alone (a duplicate id), the code is asked once, not per case."""
     code = error.get("reason_code")
     if code in _REF_CODES or code in _FILE_MEMBERS:
         return [member_path(data, case, error) for case in cases]
     members = _CASE_MEMBERS.get(code, ())
     paths: list[NodePath] = []
     for case in cases:
-        entry = data
-        try:
-            for key in case:
-                entry = entry[key]
-        except (KeyError, IndexError, TypeError):
-            paths.append(case)
-            continue
-        if isinstance(entry, dict):
-            for key in members:
-                if key in entry:
-                    paths.append((*case, key))
-                    break
-            else:
-                paths.append(case)
-        else:
-            paths.append(case)
+        entry = _entry(data, case)
+        found = None if entry is _MISSING else _case_member(entry, case, members)
+        paths.append(case if found is None else found)
     return paths
 
 
