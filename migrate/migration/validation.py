@@ -16,6 +16,7 @@ from fixture_migrate.contract import rules as c
 from fixture_migrate.contract.normalize import NormalizedCase
 from fixture_migrate.contract.validate import RefChecker, ValidationError, make_error, validate_case
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.paths import relative_source
 from fixture_migrate.migration.locate import CasePlaces, Place, error_place, error_places
 from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, Reader
 from fixture_migrate.slots import Record
@@ -86,7 +87,8 @@ def check_file(
     """`validation_errors` for one file, without the duplicates across files (the caller
     keeps the `skill:id` keys it has met; see `CheckedFile`). With `place`, every error is
     given its line and column now, while the file's text is at hand."""
-    source_file = reader.engine.options.context(path).source_file
+    # A case's source file, as `Options.context(path)` gives it (its skill is not needed here).
+    source_file = relative_source(path, reader.engine.options.repo_root)
     checked = CheckedFile(path, source_file)
     loaded = reader.load(path, last_duplicate_wins=True)
     if loaded.error is not None:
