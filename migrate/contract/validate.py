@@ -209,8 +209,11 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     if not is_list or not tags:
         errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
     else:
+        known = _VALID_TAGS
         for tag in tags:
-            if not _valid_tag(tag):
+            # `_valid_tag`, its memo read inline: a few tags recur in every case.
+            valid = known.get(tag) if tag.__class__ is str else None
+            if not (valid if valid is not None else _valid_tag(tag)):
                 errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
     source_refs = get("source_refs")
     if not isinstance(source_refs, list) or not source_refs:
@@ -232,7 +235,10 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     boundary = is_list and "boundary" in tags
     if not (trigger or expected or boundary):
         return errors
-    has_outcome = c.is_non_empty_expected(get("expected_outcome"))
+    value = get("expected_outcome")  # `is_non_empty_expected`, a string not blank at its start first
+    has_outcome = (
+        value.__class__ is str and value != "" and value[0] not in blank_start
+    ) or c.is_non_empty_expected(value)
     if trigger and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "trigger cases require expected_outcome"))
     if expected and not has_outcome:
