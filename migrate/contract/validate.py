@@ -224,9 +224,11 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
         errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
     if isinstance(source_refs, list) and source_refs:
         source_authority = authority == "source"
-        problems = refs.problems
+        memo, problems = refs._problems, refs.problems
         for source_ref in source_refs:  # each entry's problems, in the reference's order
-            for code, message in problems(source_ref, source_authority):
+            # `refs.problems`, its memo read inline: most cases of a file share their refs.
+            found = memo.get((source_ref, source_authority)) if source_ref.__class__ is str else None
+            for code, message in found if found is not None else problems(source_ref, source_authority):
                 errors.append(make_error(code, entry, message))
 
     # `has_bucket_tag` for each bucket, on the tags read once.
