@@ -365,7 +365,6 @@ def run_validate(
             own = checked.errors
             next_own = 0
             same = DuplicateErrors(*shared) if shared is not None and met else None
-            placed = places.all() if places is not None and met else None
             for index, previous in met:
                 while next_own < len(own) and own[next_own][0] <= index:
                     found.extend(own[next_own][1])
@@ -375,7 +374,7 @@ def run_validate(
                 else:
                     skill, source_file = owners[index]  # type: ignore[index]
                     duplicate = duplicate_error(skill, ids[index], source_file, sources[previous])
-                found.append((duplicate, placed[index] if placed is not None else None))
+                found.append((duplicate, places[index] if places is not None else None))
             for _, entries in own[next_own:]:
                 found.extend(entries)
         found.extend(checked.tail)

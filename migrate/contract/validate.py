@@ -209,11 +209,8 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     if not is_list or not tags:
         errors.append(make_error(c.MISSING_COVERAGE_TAGS, entry, "case coverage_tags must be a non-empty array"))
     else:
-        known = _VALID_TAGS
         for tag in tags:
-            # `_valid_tag`, its memo read inline: a few tags recur in every case.
-            valid = known.get(tag) if tag.__class__ is str else None
-            if not (valid if valid is not None else _valid_tag(tag)):
+            if not _valid_tag(tag):
                 errors.append(make_error(c.INVALID_COVERAGE_TAG, entry, f"invalid coverage tag: {c.js_string(tag)}"))
     source_refs = get("source_refs")
     if not isinstance(source_refs, list) or not source_refs:
@@ -224,11 +221,9 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
         errors.append(make_error(c.INVALID_SOURCE_REF_AUTHORITY, entry, message))
     if isinstance(source_refs, list) and source_refs:
         source_authority = authority == "source"
-        memo, problems = refs._problems, refs.problems
+        problems = refs.problems
         for source_ref in source_refs:  # each entry's problems, in the reference's order
-            # `refs.problems`, its memo read inline: most cases of a file share their refs.
-            found = memo.get((source_ref, source_authority)) if source_ref.__class__ is str else None
-            for code, message in found if found is not None else problems(source_ref, source_authority):
+            for code, message in problems(source_ref, source_authority):
                 errors.append(make_error(code, entry, message))
 
     # `has_bucket_tag` for each bucket, on the tags read once.
@@ -237,10 +232,7 @@ def validate_case(entry: NormalizedCase, refs: RefChecker) -> list[ValidationErr
     boundary = is_list and "boundary" in tags
     if not (trigger or expected or boundary):
         return errors
-    value = get("expected_outcome")  # `is_non_empty_expected`, a string not blank at its start first
-    has_outcome = (
-        value.__class__ is str and value != "" and value[0] not in blank_start
-    ) or c.is_non_empty_expected(value)
+    has_outcome = c.is_non_empty_expected(get("expected_outcome"))
     if trigger and not has_outcome:
         errors.append(make_error(c.MISSING_EXPECTED_OUTCOME, entry, "trigger cases require expected_outcome"))
     if expected and not has_outcome:

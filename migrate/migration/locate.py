@@ -198,11 +198,6 @@ class CasePlaces:
         places = self._places
         return (places if places is not None else self._worked_out())[index]
 
-    def all(self) -> list[Place]:
-        """The place of every case, by index (worked out now if not yet)."""
-        places = self._places
-        return places if places is not None else self._worked_out()
-
     def _worked_out(self) -> list[Place]:
         if self._origins is not None:
             assert self._error is not None

@@ -112,40 +112,27 @@ def check_file(
     if keep_cases:
         checked.normalized = cases
     keys, ids = checked.keys, checked.ids
-    # Each pass over the cases is one comprehension (a loop of C calls, the cheapest form
-    # of a per-case step): their errors, then their ids and skills, then the keys.
-    found_errors = [validate_case(entry, refs) for entry in cases]
-    failed: list[tuple[int, list[ValidationError]]] = [
-        (index, found) for index, found in enumerate(found_errors) if found
-    ]
-    case_ids = [entry.get("id") for entry in cases]
-    ids.extend(case_ids)
-    skills = [entry.get("skill") for entry in cases]
+    failed: list[tuple[int, list[ValidationError]]] = []
     js_string = c.js_string
     digest = xxh3_64_intdigest
-    # `case_key`, inlined (0 marks an empty slot of `CaseKeys`), for the common string case.
-    keys.extend(
-        [
-            digest(
-                (
-                    f"{skill}:{case_id}"
-                    if skill.__class__ is str and case_id.__class__ is str
-                    else f"{js_string(skill)}:{js_string(case_id)}"
-                ).encode("utf-8", "surrogatepass")
-            )
-            or 1
-            for skill, case_id in zip(skills, case_ids)
-        ]
-    )
     # Every case of most files has the file's skill and source file (the same objects):
     # `shared` then, else each case's own in `owners`.
-    shared = None
-    if cases:
-        first_skill, first_source = skills[0], cases[0].get("source_file")
-        if all(skill is first_skill for skill in skills) and all(
-            entry.get("source_file") is first_source for entry in cases
-        ):
-            shared = (first_skill, first_source)
+    shared = (cases[0].get("skill"), cases[0].get("source_file")) if cases else None
+    for index, entry in enumerate(cases):
+        found = validate_case(entry, refs)
+        if found:
+            failed.append((index, found))
+        get = entry.get
+        skill, case_id = get("skill"), get("id")
+        if skill.__class__ is str and case_id.__class__ is str:
+            key = f"{skill}:{case_id}"
+        else:
+            key = f"{js_string(skill)}:{js_string(case_id)}"
+        # `case_key`, inlined: 0 marks an empty slot of `CaseKeys`.
+        keys.append(digest(key.encode("utf-8", "surrogatepass")) or 1)
+        ids.append(case_id)
+        if shared is not None and (skill is not shared[0] or get("source_file") is not shared[1]):
+            shared = None
     if shared is not None:
         checked.shared = shared
     elif cases:
