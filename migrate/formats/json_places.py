@@ -11,9 +11,10 @@ matching its key in the text, where the data proves each match is that member
 (`_item_members`).
 It gives the offsets the span tree gives (`JNode.start`: the first character of the
 value), on valid JSON that repeats no key within an object: what a `JsonDocument` read
-with `duplicates="refuse"` holds. A path of another shape than the data's (an index
-into an object, a key into an array, a negative index) raises `Unusual`, and the caller
-places by the span tree, as before.
+with `duplicates="refuse"` holds. An index into an object names no value (None, as in
+the span tree); a key into an array or a scalar, or a key that is neither a `str` nor a
+non-negative `int` (a negative index, a `bool`), raises `Unusual`, and the caller places
+by the span tree, as before.
 """
 
 from __future__ import annotations
@@ -129,7 +130,11 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
     UTF-8 bytes (offsets then count bytes); `data` its value when the caller holds it
     (else it is parsed here).
 
-    The proof. In valid JSON, `"key"` then a colon, its first quote after anything but a
+    The proof, for valid JSON that repeats no key within an object (with a repeated key
+    the data holds fewer members than the text has, and the counts below prove nothing);
+    for UTF-8 bytes as for text, since no byte of a multi-byte character is below 0x80,
+    so the quotes, backslashes, colons and names matched are the text's own characters.
+    In valid JSON, `"key"` then a colon, its first quote after anything but a
     backslash, is always a member named `key`: that quote is not escaped, so it bounds a
     string; it cannot close one, as a letter or `_` never follows a closing quote; so it
     opens the string `key`, and a string before a colon is a key. The data holds the list
