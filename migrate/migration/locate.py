@@ -114,8 +114,7 @@ def member_paths(data: Any, cases: Sequence[NodePath], error: dict[str, Any]) ->
     members = _CASE_MEMBERS.get(code, ())
     paths: list[NodePath] = []
     for case in cases:
-        entry = _entry(data, case)
-        found = None if entry is _MISSING else _case_member(entry, case, members)
+        found = _case_member(_entry(data, case), case, members)  # `_MISSING` is no dict: None
         paths.append(case if found is None else found)
     return paths
 
