@@ -142,7 +142,8 @@ def test_line_columns_count_lines_at_newlines_only():
 # match (nested members of the same name, the name inside strings, written with an escape,
 # a top-level member of the name, items without it), in every layout.
 _TEXTS = st.sampled_from(['"id": 1', '{"id": "x"}', ', "id":', "id", '\\"id\\":', "{", ",", ""])
-_ITEM_KEYS = st.sampled_from(["input", "note", "id_", "x", 'x"id', "x\\id"])  # other members, two of them with `id` at their end
+# Other members, two of them with `id` at their end.
+_ITEM_KEYS = st.sampled_from(["input", "note", "id_", "x", 'x"id', "x\\id"])
 _ITEM_VALUES = st.one_of(_TEXTS, st.integers(0, 3), st.lists(_TEXTS, max_size=2))
 
 
