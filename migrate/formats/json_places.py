@@ -318,8 +318,8 @@ def line_columns(text: str, offsets: Sequence[int | None]) -> list[tuple[int, in
 
 def _byte_line_columns(body: bytes, offsets: Sequence[int | None]) -> list[tuple[int, int] | None]:
     """`line_columns` of the decoded text, for byte `offsets` (each at a character's start) in
-    the UTF-8 `body`: lines end at `\\n`, columns count characters. Each byte before the last
-    offset is counted once (a long line holding many offsets is decoded piece by piece)."""
+    the UTF-8 `body`: lines end at `\\n`, columns count characters. Linear in the bytes: no
+    byte is scanned again per offset (a long line holding many offsets is decoded piece by piece)."""
     order = sorted((offset, n) for n, offset in enumerate(offsets) if offset is not None)
     found: list[tuple[int, int] | None] = [None] * len(offsets)
     line, column, previous = 1, 1, 0

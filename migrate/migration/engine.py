@@ -520,7 +520,8 @@ class Engine:
                 continue
             new_unit = Unit(data)
             # A second run: the canonical fast path where the key sets prove the mapping
-            # changes nothing (`claiming.rules.at_home`, as `_plan` takes it), else the mapper.
+            # changes nothing (`claiming.rules.at_home`, the test `proven_unchanged` makes per unit
+            # for `_plan`), else the mapper.
             again = self.registry.detect(new_unit)
             if again is None or not (at_home(again, new_unit) or is_unchanged(again.to_canonical(new_unit, context))):
                 raise FixtureError("internal error: migrating the result again would change it", code="internal")

@@ -250,8 +250,8 @@ def _segments(
 
 def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Place]:
     """`JsonDocument.locate_all` of `paths` in the JSON file `(path, raw bytes)` (read with
-    unique keys), from those bytes: the text walked to them, or its span tree where the walk
-    does not go (`json_places.Unusual`)."""
+    unique keys), from those bytes: matched by key or walked to (`json_places.places`), or by its span
+    tree where neither goes (`json_places.Unusual`)."""
     from fixture_migrate.formats import BOM
     from fixture_migrate.formats.json_format import JsonDocument
     from fixture_migrate.formats.json_places import Unusual, places
