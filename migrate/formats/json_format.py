@@ -314,9 +314,8 @@ class JsonDocument(Document):
             units = self.units
             body = self.raw[3:] if self.bom else self.raw
             try:
-                if len(units) == 1 and unit == 0:  # the unit is the top-level value: its data is known
-                    return places(body, paths, units[0].data)
-                return places(body, paths)
+                # A JSON file's one unit is its top-level value: its data is known.
+                return places(body, paths, units[unit].data) if 0 <= unit < len(units) else places(body, paths)
             except Unusual:
                 pass
         return super().locate_all(unit, paths)

@@ -172,7 +172,7 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
             elif step.__class__ is not int or step < 0 or items.__class__ is not list:
                 return None
             items = items[step]
-    except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
+    except (orjson.JSONDecodeError, KeyError, IndexError):
         return None
     if items.__class__ is not list:
         return None

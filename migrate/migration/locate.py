@@ -260,4 +260,6 @@ def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Pla
     try:
         return places(raw[3:] if raw.startswith(BOM) else raw, paths)
     except Unusual:
-        return JsonDocument(path, raw).locate_all(unit, paths)
+        document = JsonDocument(path, raw)
+        document.spans  # noqa: B018 - built now: `locate_all` then places by it, matching and walking no more
+        return document.locate_all(unit, paths)
