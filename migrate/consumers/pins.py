@@ -7,7 +7,9 @@ file is left byte-identical by `migrate` and named with the place that pins it
 
 The index is built once per run, and only when a run has a change to make: one pass
 over the tracked text files (`git ls-files`, else a walk), keeping each 40- and 64-digit
-hex string and each (base name, number) pair of a line.
+hex string and each (base name, number) pair of a line. A run may build it first
+(`PinIndex.build`) and learn from the same pass the bytes of every file it read, so that
+a re-run whose cache holds a "would change" reads each file once, not twice.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import re
 import stat
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
@@ -87,13 +89,18 @@ class _Reader:
     a descriptor of the real root, along its folder's real path (resolved once per folder),
     never through a symlink: a folder swapped for one since cannot lead the read outside.
     When that call fails, or where there is none, the file's own real path is resolved and
-    checked right before it is opened, as for every file before."""
+    checked right before it is opened, as for every file before.
+
+    `direct` says of the last file read whether it was read at its own path: no symlink on
+    the way, its real path the root's real path and `relative` (its POSIX path from the root,
+    when the caller gives it)."""
 
     def __init__(self, root: Path) -> None:
         real_root = os.path.realpath(root)
         self._inside = real_root.rstrip(os.sep) + os.sep
         self._folders: dict[str, str | None] = {}  # folder: its real path below the root + "/", or None
         self._root_fd = -1
+        self.direct = False
         if beneath.available():
             try:
                 self._root_fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY | _FLAGS)
@@ -105,7 +112,8 @@ class _Reader:
             os.close(self._root_fd)
             self._root_fd = -1
 
-    def read(self, path: str) -> bytes | None:
+    def read(self, path: str, relative: str | None = None) -> bytes | None:
+        self.direct = False
         try:
             info = os.lstat(path)
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
@@ -120,11 +128,13 @@ class _Reader:
                 if below is None:
                     return None  # a folder on its way is a symlink leading outside the root
                 fd = beneath.open_beneath(self._root_fd, below + name, _FLAGS)
+                direct = fd is not None and below + name == relative
             if fd is None:
                 real = os.path.realpath(path)
                 if not real.startswith(self._inside):
                     return None  # a folder on its way is now a symlink leading outside the root
                 fd = os.open(real, _FLAGS)
+                direct = relative is not None and real == self._inside + relative
             # The size lstat gave plus one byte tells a file that grew since.
             try:
                 data = os.read(fd, min(info.st_size, MAX_TEXT_BYTES) + 1)
@@ -132,7 +142,10 @@ class _Reader:
                     data += os.read(fd, MAX_TEXT_BYTES + 1 - len(data))
             finally:
                 os.close(fd)
-            return None if len(data) > MAX_TEXT_BYTES else data
+            if len(data) > MAX_TEXT_BYTES:
+                return None
+            self.direct = direct
+            return data
         except OSError:
             return None
 
@@ -172,20 +185,33 @@ def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[
 class PinIndex:
     """The digests and (name, size) pairs the repository's text files hold, with where.
 
-    `root` is the repository root; the index is read on first use (`pinned_by`)."""
+    `root` is the repository root; the index is read on first use (`pinned_by`), or when
+    `build` is called."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._digests: dict[str, str] | None = None
         self._sizes: dict[tuple[str, int], list[str]] = {}
 
-    def _build(self) -> dict[str, str]:
+    def build(self, on_read: Callable[[str, bytes], object] | None = None) -> None:
+        """Read the index now (again, if it was read). `on_read(relative, data)` is called
+        for each file read at its own path (`relative`: POSIX, from the root; `data`: its
+        bytes, at most `MAX_TEXT_BYTES`; a file reached through a symlink is not given), so
+        the caller can learn from the same read what it would read the file for."""
+        self._sizes = {}
+        self._digests = self._build(on_read)
+
+    def _build(self, on_read: Callable[[str, bytes], object] | None = None) -> dict[str, str]:
         digests: dict[str, str] = {}
         reader = _Reader(self.root)
         try:
             for path, relative in _tracked(self.root):
-                data = reader.read(path)
-                if data is None or data.find(b"\0", 0, 8192) >= 0:
+                data = reader.read(path, relative)
+                if data is None:
+                    continue
+                if on_read is not None and reader.direct:
+                    on_read(relative, data)
+                if data.find(b"\0", 0, 8192) >= 0:
                     continue
                 scan(data, relative, digests, self._sizes)
         finally:

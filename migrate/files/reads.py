@@ -127,13 +127,16 @@ class RunReads:
                 and directory_inside("", directory, os.fspath(root))
             ):
                 self._inside.add(directory)
+        return read_fixture(path, limit=self.limit(path) if plain else limits.limit_for(path), root=root)
+
+    def limit(self, path: Path | str) -> SizeLimit:
+        """`limits.limit_for(path)`, looked up once per syntax in a run (`path` names a file;
+        its suffix decides)."""
         syntax = syntax_of(path)  # what `limit_for` decides by
-        limit = self._limits.get(syntax) if plain else None
+        limit = self._limits.get(syntax)
         if limit is None:
-            limit = limits.limit_for(path)
-            if plain:
-                self._limits[syntax] = limit
-        return read_fixture(path, limit=limit, root=root)
+            limit = self._limits[syntax] = limits.limit_for(path)
+        return limit
 
 
 def read_head(path: Path, size: int, *, root: Path | None = None) -> bytes:

@@ -23,6 +23,10 @@ CHUNK_BYTES = 1 << 16
 """About how many bytes of entries are parsed at once."""
 
 _VERDICT_BITS = 32
+_SEEN = 1 << 31
+"""The bit of an entry's integer that marks it `seen` in this run (never written: `get`, and
+so `dump`, leave it out); a tree's verdict numbers stay far below it (a few distinct ones)."""
+_NUMBER = _SEEN - 1
 
 
 def valid_entry(entry: Any, statuses: tuple[str, ...]) -> bool:
@@ -69,8 +73,28 @@ class Entries:
             return None
         if value.__class__ is not int:
             return [value[0], value[1], list(value[2]), value[3], value[4], dict(value[5]), value[6]]
-        status, adapters, cases, line, moved, reason = self._verdicts[value & 0xFFFFFFFF]
+        status, adapters, cases, line, moved, reason = self._verdicts[value & _NUMBER]
         return [f"{value >> _VERDICT_BITS:032x}", status, list(adapters), cases, line, dict(moved), reason]
+
+    def see(self, relative: str, content_digest: bytes) -> None:
+        """Note that the file at `relative` was read in this run with the bytes whose digest
+        is `content_digest` (16 bytes): when its entry is of those bytes, it is `seen`."""
+        value = self._values.get(relative)
+        if value.__class__ is int and value >> _VERDICT_BITS == int.from_bytes(content_digest, "big"):
+            self._values[relative] = value | _SEEN
+
+    def seen(self, relative: str) -> bool:
+        """Whether the entry of `relative` is of the bytes a read of this run found (`see`)."""
+        value = self._values.get(relative)
+        return value.__class__ is int and bool(value & _SEEN)
+
+    def holds(self, status: str) -> bool:
+        """Whether some entry's verdict may be `status` (a word of `Status`): True when one
+        is, and also when a verdict once held is no entry's any more (so a caller may
+        prepare for it needlessly, but never misses one)."""
+        return any(verdict[0] == status for verdict in self._verdicts) or any(
+            value.__class__ is not int and value[1] == status for value in self._values.values()
+        )
 
     def digest_of(self, relative: str) -> str | None:
         """The digest hex of the entry of `relative`, or None (no entry)."""

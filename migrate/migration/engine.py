@@ -389,18 +389,45 @@ class Engine:
         if self.cache is None:
             return None
         relative = relative_source(path, self.options.repo_root)
-        if relative not in self.cache.entries:
+        entries = self.cache.entries
+        if relative not in entries:
             return None
+        if entries.seen(relative):
+            # Its bytes were read in this run already (`note_read`) and are the entry's: no
+            # second read, but for a change (whose pin check needs the bytes' fingerprint).
+            hit = entries.get(relative)
+            if hit is not None and hit[1] != Status.CHANGED:
+                return self._found(path, hit, b"")
         try:
             raw = self.read(path)
         except FixtureError:
             return None
         return self._cached(path, (relative, self.cache.digest(raw)), raw)
 
+    def note_read(self, relative: str, data: bytes) -> None:
+        """Learn from a read made for another purpose in this run (the pin index's): `data`
+        are the bytes of the file at `relative` (POSIX, from the repo root, read under the
+        root rule at that very path). When the cache's entry of that path is of those bytes,
+        and they are within the file's size limit, `cached` takes its verdict without
+        reading the file again."""
+        cache = self.cache
+        if cache is None or relative not in cache.entries:
+            return
+        if len(data) > self._reads.limit(relative).bytes:
+            return  # `read` would refuse it now: the file is planned, and the error said
+        cache.entries.see(relative, cache.digest(data))
+
     def _cached(self, path: Path, entry: tuple[str, bytes], raw: bytes) -> FileResult | None:
         assert self.cache is not None
         hit = self.cache.get(*entry)
-        if hit is None or (hit[1] == Status.CHANGED and not self.reuse_changes):
+        if hit is None:
+            return None
+        return self._found(path, hit, raw)
+
+    def _found(self, path: Path, hit: list[Any], raw: bytes) -> FileResult | None:
+        """The result of `path` from its cache entry `hit`, of the bytes `raw` (which only a
+        change's fingerprint needs); None for a change this run must plan."""
+        if hit[1] == Status.CHANGED and not self.reuse_changes:
             return None
         _, status, adapters, cases, line, to_extensions, reason = hit
         found = FileResult(

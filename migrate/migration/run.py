@@ -204,6 +204,7 @@ class MigrationRun:
     ) -> Iterator[Outcome]:
         """Plan the run's files on up to `jobs` processes and settle each, in file order (any
         `jobs` gives the same outcomes). `track` wraps the plans as they come (a progress bar)."""
+        self._pins_first()
         plans: Iterable[Any] = ordered_map(
             _plan_one,
             _staged(self.engine, self.files),
@@ -215,6 +216,22 @@ class MigrationRun:
             plans = track(plans)
         for result, diff in plans:
             yield self.settle(result, diff)
+
+    def _pins_first(self) -> None:
+        """In a run whose cache holds a "would change" it may take (`--check`), the index of
+        pinned files is needed anyway: it is built before the files are planned, and its
+        read of each tracked file spares the cache a second read of it (`Engine.note_read`).
+        Elsewhere it is built at the run's first change, if any."""
+        engine, cache = self.engine, self.engine.cache
+        if cache is None or self.pins is None or self.mode.include_pinned or not engine.reuse_changes:
+            return
+        if self._pins is not None or not cache.entries.holds(Status.CHANGED):
+            return
+        index = self.pins(engine.options.repo_root)
+        build = getattr(index, "build", None)
+        if build is not None:
+            build(on_read=engine.note_read)
+        self._pins = index
 
     def settle(self, result: FileResult, diff: str = "") -> Outcome:
         """What becomes of the planned file `result` (`diff` its diff when shown): the cache

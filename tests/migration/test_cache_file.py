@@ -104,3 +104,43 @@ def test_entries_share_one_verdict_and_hand_out_their_own_containers():
     entries.pop("f1.json")
     entries.keep(lambda relative: relative != "f2.json")
     assert list(entries) == ["f0.json"]
+
+
+@given(_ENTRIES, st.data())
+def test_seen_entries_read_and_write_as_they_were(pairs, data):
+    """`see` marks an entry read with its own bytes in this run; the mark changes nothing
+    `get`, `digest_of` or `dump` give, and a read of other bytes marks nothing."""
+    entries = Entries()
+    for relative, entry in pairs:
+        entries.set(relative, entry)
+    before = {relative: entries.get(relative) for relative in entries}
+    written = cache_file.dump(KEY, entries)
+    marked = set()
+    for relative in list(entries):
+        digest = entries.digest_of(relative)
+        assert digest is not None
+        compact = len(digest) == 32 and all(ch in "0123456789abcdef" for ch in digest)  # held as an integer
+        if data.draw(st.booleans()):
+            entries.see(relative, bytes(16) if digest != "0" * 32 else b"\x01" * 16)  # other bytes
+        elif compact:
+            entries.see(relative, bytes.fromhex(digest))
+            marked.add(relative)
+    assert {relative for relative in entries if entries.seen(relative)} == marked
+    assert {relative: entries.get(relative) for relative in entries} == before
+    assert cache_file.dump(KEY, entries) == written
+    entries.see("not there", bytes(16))
+    assert not entries.seen("not there")
+
+
+def test_holds_says_whether_a_verdict_may_be_there():
+    entries = Entries()
+    assert not entries.holds("changed")
+    entries.set("a.json", [KEY, "unchanged", [], 0, 1, {}, ""])
+    assert not entries.holds("changed")
+    entries.set("b.json", [KEY, "changed", ["x"], 2, 1, {}, ""])
+    assert entries.holds("changed")
+    entries.set("c.json", ["DIGEST", "changed", [], 0, 1, {}, ""])  # kept as read
+    entries.pop("b.json")
+    assert entries.holds("changed")
+    entries.pop("c.json")
+    assert entries.holds("changed")  # a verdict no entry holds any more: may prepare needlessly, never miss

@@ -1,0 +1,157 @@
+"""A re-run whose cache holds a "would change" builds the pin index first, and its read of each
+tracked file spares the cache a second read (`Engine.note_read`): the same output as a run
+that reads every file again, for files unchanged, edited, grown past their limit, swapped
+for a symlink or removed since the cache learnt them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from fixture_migrate.consumers import pins
+from fixture_migrate.migration import run as run_module
+from fixture_migrate.migration.cache import ENV_VAR
+from fixture_migrate.migration.engine import Engine
+
+from tests.helpers import CANONICAL, LEGACY
+from tests.runner import run_cli
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    root = tmp_path / "repo"
+    evals = root / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "legacy.json").write_text(LEGACY)
+    for i in range(6):
+        (evals / f"canonical-{i}.json").write_text(CANONICAL)
+    (evals / "other.json").write_text('{"not": "a fixture"}\n')
+    (root / "notes.md").write_text("nothing pinned here\n")
+    return root
+
+
+def check(tree: Path, monkeypatch, capsys, *extra: str):
+    return run_cli(["migrate", "--check", "--repo-root", str(tree), *extra, str(tree)], tree, monkeypatch, capsys)
+
+
+def reads(monkeypatch) -> list[str]:
+    """The names of the files the engine reads from now on (the pin index's reads not counted)."""
+    names: list[str] = []
+    original = Engine.read
+
+    def spy(self, path):
+        names.append(Path(path).name)
+        return original(self, path)
+
+    monkeypatch.setattr(Engine, "read", spy)
+    return names
+
+
+def without_pins_first(monkeypatch) -> None:
+    """Runs from now on build the index at their first change, as before: every file read again."""
+    monkeypatch.setattr(run_module.MigrationRun, "_pins_first", lambda self: None)
+
+
+def both(tree: Path, monkeypatch, capsys, *extra: str):
+    """The re-run's output with the index built first, then without (same tree, same cache)."""
+    first = check(tree, monkeypatch, capsys, *extra)
+    with monkeypatch.context() as patch:
+        without_pins_first(patch)
+        second = check(tree, monkeypatch, capsys, *extra)
+    return first, second
+
+
+def test_an_unchanged_tree_reads_each_file_once_but_a_change(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)  # fills the cache
+    read = reads(monkeypatch)
+    again = check(tree, monkeypatch, capsys)
+    assert again.code == 1
+    # The change's bytes are read again for its fingerprint (a pin added since still keeps
+    # it); every other file's verdict is taken on the pin index's read.
+    assert read == ["legacy.json"]
+    monkeypatch.undo()
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    first, second = both(tree, monkeypatch, capsys)
+    assert (first.code, first.out, first.err) == (second.code, second.out, second.err)
+    assert "would migrate" in first.out + first.err
+
+
+def test_edited_files_are_planned_again(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "canonical-1.json").write_text(LEGACY)  # now a change
+    (evals / "canonical-2.json").write_text(CANONICAL.replace("demo", "other"))
+    (evals / "canonical-3.json").unlink()
+    read = reads(monkeypatch)
+    first = check(tree, monkeypatch, capsys)
+    read_first = sorted(set(read))  # an edited file twice: for its digest, then to plan it
+    read.clear()
+    with monkeypatch.context() as patch:
+        without_pins_first(patch)
+        second = check(tree, monkeypatch, capsys)
+    assert (first.code, first.out, first.err) == (second.code, second.out, second.err)
+    assert "canonical-1.json" in first.out + first.err
+    # Read again: the edited files, and the change for its fingerprint; without the index
+    # first, every file.
+    assert read_first == ["canonical-1.json", "canonical-2.json", "legacy.json"]
+    assert sorted(set(read)) == sorted(path.name for path in evals.iterdir())
+
+
+def test_a_file_grown_past_its_limit_is_refused_as_before(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    size = len((tree / "skills" / "demo" / "evals" / "canonical-0.json").read_bytes())
+    monkeypatch.setenv("FIXTURE_MIGRATE_MAX_JSON_BYTES", str(size - 1))  # not in the cache's key
+    first, second = both(tree, monkeypatch, capsys)
+    assert first.code == second.code == 2
+    assert (first.out, first.err) == (second.out, second.err)
+    assert "canonical-0.json" in first.err
+
+
+def test_a_file_swapped_for_a_symlink_is_refused_as_before(tree, tmp_path, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    evals = tree / "skills" / "demo" / "evals"
+    outside = tmp_path / "outside.json"
+    outside.write_text(CANONICAL)
+    (evals / "canonical-4.json").unlink()
+    (evals / "canonical-4.json").symlink_to(outside)
+    first, second = both(tree, monkeypatch, capsys)
+    assert (first.code, first.out, first.err) == (second.code, second.out, second.err)
+    assert first.code == 2 and "canonical-4.json" in first.err
+
+
+def test_a_tree_without_a_change_builds_no_index(tree, monkeypatch, capsys):
+    (tree / "skills" / "demo" / "evals" / "legacy.json").unlink()
+    check(tree, monkeypatch, capsys)
+    built: list[bool] = []
+    monkeypatch.setattr(pins.PinIndex, "_build", lambda self, on_read=None: built.append(True) or {})
+    assert check(tree, monkeypatch, capsys).code == 0
+    assert built == []
+
+
+def test_a_run_that_writes_or_includes_pinned_files_builds_it_as_before(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    seen: list[object] = []
+    real_build = pins.PinIndex.build
+    monkeypatch.setattr(pins.PinIndex, "build", lambda self, on_read=None: seen.append(on_read) or real_build(self, on_read))
+    check(tree, monkeypatch, capsys, "--include-pinned")
+    run_cli(["migrate", "--diff", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert seen == []
+
+
+def test_only_files_read_at_their_own_path_are_given(tmp_path: Path, monkeypatch):
+    root = tmp_path / "repo"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "a.json").write_text("{}\n")
+    (root / "plain.json").write_text("[]\n")
+    os.symlink(root / "real", root / "link")
+    tracked = [
+        (str(root / "plain.json"), "plain.json"),
+        (str(root / "real" / "a.json"), "real/a.json"),
+        (str(root / "link" / "a.json"), "link/a.json"),  # a tracked folder swapped for a symlink inside
+    ]
+    monkeypatch.setattr(pins, "_tracked", lambda base: iter(tracked))
+    given: list[tuple[str, bytes]] = []
+    pins.PinIndex(root).build(on_read=lambda relative, data: given.append((relative, data)))
+    assert given == [("plain.json", b"[]\n"), ("real/a.json", b"{}\n")]
