@@ -150,20 +150,24 @@ class _Reader:
             return None
 
 
-def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[str, int], list[str]]) -> None:
+def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[str, int], list[str]]) -> bool:
     """Add to `digests` (hex digest, lower case -> first `file:line`) and `sizes` ((base name,
     number) -> every `file:line`) what the text `data` of the file `relative` holds: each
     40- or 64-digit hex string, and each number on a line that names a fixture file.
+    Returns whether it found any (what it found depends on `data` alone, but for the
+    places, which name `relative`).
 
     The same as reading `data.splitlines()` line by line with `_HEX`, `_NAME` and `_NUMBER`
     (no match crosses a line break, and a line break is neither a hex digit nor a word
     character), with the regexes run only where a fast search says they can match."""
+    held = False
     if _HEX_RUN in data.translate(_HEX_SKETCH):
         line, at = 1, 0
         for match in _HEX.finditer(data):
             line += _line_breaks(data, at, match.start())
             at = match.start()
             digests.setdefault(match.group().decode().lower(), f"{relative}:{line}")
+            held = True
     found = _SUFFIX.search(data)
     line, at = 1, 0
     while found is not None:
@@ -179,7 +183,9 @@ def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[
             for size in _NUMBER.findall(text):
                 for name in names:
                     sizes.setdefault((name.decode("utf-8", "replace"), int(size)), []).append(f"{relative}:{line}")
+                    held = True
         found = _SUFFIX.search(data, end)
+    return held
 
 
 class PinIndex:
@@ -193,15 +199,27 @@ class PinIndex:
         self._digests: dict[str, str] | None = None
         self._sizes: dict[tuple[str, int], list[str]] = {}
 
-    def build(self, on_read: Callable[[str, bytes], object] | None = None) -> None:
-        """Read the index now (again, if it was read). `on_read(relative, data)` is called
-        for each file read at its own path (`relative`: POSIX, from the root; `data`: its
-        bytes, at most `MAX_TEXT_BYTES`; a file reached through a symlink is not given), so
-        the caller can learn from the same read what it would read the file for."""
-        self._sizes = {}
-        self._digests = self._build(on_read)
+    def build(
+        self,
+        on_read: Callable[[str, bytes], bool] | None = None,
+        on_nothing: Callable[[str], object] | None = None,
+    ) -> None:
+        """Read the index now (again, if it was read).
 
-    def _build(self, on_read: Callable[[str, bytes], object] | None = None) -> dict[str, str]:
+        `on_read(relative, data)` is called for each file read at its own path (`relative`:
+        POSIX, from the root; `data`: its bytes, at most `MAX_TEXT_BYTES`; a file reached
+        through a symlink is not given), so the caller can learn from the same read what it
+        would read the file for; it returns True when it knows those bytes hold nothing
+        that could pin a file (nothing `scan` would find), and they are not scanned. For such
+        a file whose bytes were scanned and held nothing, `on_nothing(relative)` is called."""
+        self._sizes = {}
+        self._digests = self._build(on_read, on_nothing)
+
+    def _build(
+        self,
+        on_read: Callable[[str, bytes], bool] | None = None,
+        on_nothing: Callable[[str], object] | None = None,
+    ) -> dict[str, str]:
         digests: dict[str, str] = {}
         reader = _Reader(self.root)
         try:
@@ -209,11 +227,13 @@ class PinIndex:
                 data = reader.read(path, relative)
                 if data is None:
                     continue
-                if on_read is not None and reader.direct:
-                    on_read(relative, data)
-                if data.find(b"\0", 0, 8192) >= 0:
+                given = on_read is not None and reader.direct
+                if given and on_read(relative, data):  # type: ignore[misc]
+                    continue  # known to pin nothing
+                if data.find(b"\0", 0, 8192) < 0 and scan(data, relative, digests, self._sizes):
                     continue
-                scan(data, relative, digests, self._sizes)
+                if given and on_nothing is not None:
+                    on_nothing(relative)
         finally:
             reader.close()
         return digests

@@ -73,7 +73,7 @@ from fixture_migrate.migration.status import Status
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
 MAGIC_PREFIX = b"fixture-migrate cache "
-MAGIC = MAGIC_PREFIX + b"3\n"
+MAGIC = MAGIC_PREFIX + b"4\n"
 """The first line of every cache file: a file without it is not read."""
 
 CACHEABLE = (Status.UNCHANGED, Status.NOT_FIXTURE, Status.CHANGED)
@@ -231,7 +231,8 @@ def run_key(options: Any) -> str:
 
 class Cache:
     """The verdicts of one cache file: relative path -> `[digest, status, adapter names, cases,
-    first changed line, fields moved to extensions per adapter, reason]` (see `FileResult`).
+    first changed line, fields moved to extensions per adapter, reason, pins nothing]` (see
+    `FileResult`; the last, whether the pin index found nothing in the bytes, see `pins_nothing`).
 
     `get` answers a lookup; `put` and `drop` note what this run learnt; `save` writes
     the file back (merged with what another run may have written meanwhile).
@@ -286,19 +287,40 @@ class Cache:
         known; any other verdict forgets the file."""
         status = result.status
         if status in CACHEABLE and content_digest is not None and result.new_path is None and _storable(relative):
+            hex_digest = content_digest.hex()
+            known = self.entries.get(relative)
             entry = [
-                content_digest.hex(),
+                hex_digest,
                 status,
                 result.adapters,
                 result.cases,
                 result.first_changed_line,
                 result.to_extensions,
                 result.reason,
+                known is not None and known[0] == hex_digest and known[7],  # of the same bytes: still known
             ]
-            if self.entries.get(relative) != entry:
+            if known != entry:
                 self._changes[relative] = entry
         elif relative in self.entries:
             self._changes[relative] = None
+
+    def pins_nothing(self, relative: str) -> bool:
+        """Whether the bytes of the file at `relative`, read in this run and the bytes of its
+        entry (`Entries.see`), are known to hold nothing that could pin a file."""
+        if not self.entries.seen(relative):
+            return False
+        entry = self.entries.get(relative)
+        return entry is not None and entry[7]
+
+    def learn_pins_nothing(self, relative: str) -> None:
+        """Note that the pin index found nothing in the bytes of the file at `relative`, read
+        in this run and the bytes of its entry (else nothing is noted)."""
+        if not self.entries.seen(relative):
+            return
+        entry = self.entries.get(relative)
+        if entry is not None and not entry[7]:
+            entry[7] = True
+            self._changes[relative] = entry
 
     def save(self) -> bool:
         """Write what this run learnt, merged over the file as it is now (another run may

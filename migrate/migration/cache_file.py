@@ -1,9 +1,10 @@
 """The entries of a cache file (`fixture_migrate.migration.cache`): held compact, read in bounded
 chunks, written one entry a line.
 
-On disk an entry is what it always was, in a JSON object: `relative path: [digest hex,
-status, adapter names, cases, first changed line, fields moved to extensions per adapter,
-reason]`. This module writes the object one entry a line (still one JSON document, which
+On disk an entry is, in a JSON object: `relative path: [digest hex, status, adapter names,
+cases, first changed line, fields moved to extensions per adapter, reason, pins nothing]`,
+the last a bool: whether the pin index (`fixture_migrate.consumers.pins`) found nothing in
+those bytes that could pin a file (False when not known). This module writes the object one entry a line (still one JSON document, which
 any JSON reader reads), and reads a file of that layout a few thousand lines at a time,
 so the whole document is never parsed into objects at once. In memory an entry is one
 integer (its 128-bit digest and the number of its verdict) under its path, and each
@@ -33,7 +34,7 @@ def valid_entry(entry: Any, statuses: tuple[str, ...]) -> bool:
     """Whether `entry` has the shape of a cache entry whose status is one of `statuses`."""
     return (
         isinstance(entry, list)
-        and len(entry) == 7
+        and len(entry) == 8
         and isinstance(entry[0], str)
         and entry[1] in statuses
         and isinstance(entry[2], list)
@@ -43,6 +44,7 @@ def valid_entry(entry: Any, statuses: tuple[str, ...]) -> bool:
         and isinstance(entry[5], dict)
         and all(type(count) is int for count in entry[5].values())
         and isinstance(entry[6], str)
+        and type(entry[7]) is bool
     )
 
 
@@ -72,9 +74,9 @@ class Entries:
         if value is None:
             return None
         if value.__class__ is not int:
-            return [value[0], value[1], list(value[2]), value[3], value[4], dict(value[5]), value[6]]
-        status, adapters, cases, line, moved, reason = self._verdicts[value & _NUMBER]
-        return [f"{value >> _VERDICT_BITS:032x}", status, list(adapters), cases, line, dict(moved), reason]
+            return [value[0], value[1], list(value[2]), value[3], value[4], dict(value[5]), value[6], value[7]]
+        status, adapters, cases, line, moved, reason, clean = self._verdicts[value & _NUMBER]
+        return [f"{value >> _VERDICT_BITS:032x}", status, list(adapters), cases, line, dict(moved), reason, clean]
 
     def see(self, relative: str, content_digest: bytes) -> None:
         """Note that the file at `relative` was read in this run with the bytes whose digest
@@ -113,14 +115,14 @@ class Entries:
             except ValueError:
                 value = -1
             if value >= 0 and f"{value:032x}" == digest:
-                verdict = (entry[1], tuple(entry[2]), entry[3], entry[4], tuple(entry[5].items()), entry[6])
+                verdict = (entry[1], tuple(entry[2]), entry[3], entry[4], tuple(entry[5].items()), entry[6], entry[7])
                 number = self._numbers.get(verdict)
                 if number is None:
                     number = self._numbers[verdict] = len(self._verdicts)
                     self._verdicts.append(verdict)
                 self._values[relative] = value << _VERDICT_BITS | number
                 return
-        self._values[relative] = [digest, entry[1], list(entry[2]), entry[3], entry[4], dict(entry[5]), entry[6]]
+        self._values[relative] = [digest, entry[1], list(entry[2]), entry[3], entry[4], dict(entry[5]), entry[6], entry[7]]
 
     def pop(self, relative: str) -> None:
         """Forget the entry of `relative`, if any."""

@@ -404,18 +404,26 @@ class Engine:
             return None
         return self._cached(path, (relative, self.cache.digest(raw)), raw)
 
-    def note_read(self, relative: str, data: bytes) -> None:
+    def note_read(self, relative: str, data: bytes) -> bool:
         """Learn from a read made for another purpose in this run (the pin index's): `data`
         are the bytes of the file at `relative` (POSIX, from the repo root, read under the
         root rule at that very path). When the cache's entry of that path is of those bytes,
         and they are within the file's size limit, `cached` takes its verdict without
-        reading the file again."""
+        reading the file again. True when those bytes are also known to hold nothing that
+        could pin a file (the caller need not look: see `note_pins_nothing`)."""
         cache = self.cache
         if cache is None or relative not in cache.entries:
-            return
+            return False
         if len(data) > self._reads.limit(relative).bytes:
-            return  # `read` would refuse it now: the file is planned, and the error said
+            return False  # `read` would refuse it now: the file is planned, and the error said
         cache.entries.see(relative, cache.digest(data))
+        return cache.pins_nothing(relative)
+
+    def note_pins_nothing(self, relative: str) -> None:
+        """Learn that the bytes of the file at `relative`, just given to `note_read`, hold
+        nothing that could pin a file: the cache remembers it with their verdict."""
+        if self.cache is not None:
+            self.cache.learn_pins_nothing(relative)
 
     def _cached(self, path: Path, entry: tuple[str, bytes], raw: bytes) -> FileResult | None:
         assert self.cache is not None
@@ -429,7 +437,7 @@ class Engine:
         change's fingerprint needs); None for a change this run must plan."""
         if hit[1] == Status.CHANGED and not self.reuse_changes:
             return None
-        _, status, adapters, cases, line, to_extensions, reason = hit
+        _, status, adapters, cases, line, to_extensions, reason, _ = hit
         found = FileResult(
             path,
             Status(status),

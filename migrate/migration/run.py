@@ -220,7 +220,9 @@ class MigrationRun:
     def _pins_first(self) -> None:
         """In a run whose cache holds a "would change" it may take (`--check`), the index of
         pinned files is needed anyway: it is built before the files are planned, and its
-        read of each tracked file spares the cache a second read of it (`Engine.note_read`).
+        read of each tracked file spares the cache a second read of it (`Engine.note_read`);
+        the cache tells it the files whose bytes it knows to pin nothing, which it then
+        does not scan, and learns those it finds so (`Engine.note_pins_nothing`).
         Elsewhere it is built at the run's first change, if any."""
         engine, cache = self.engine, self.engine.cache
         if cache is None or self.pins is None or self.mode.include_pinned or not engine.reuse_changes:
@@ -230,7 +232,7 @@ class MigrationRun:
         index = self.pins(engine.options.repo_root)
         build = getattr(index, "build", None)
         if build is not None:
-            build(on_read=engine.note_read)
+            build(on_read=engine.note_read, on_nothing=engine.note_pins_nothing)
         self._pins = index
 
     def settle(self, result: FileResult, diff: str = "") -> Outcome:

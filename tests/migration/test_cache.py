@@ -95,11 +95,13 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(tree, monkeypatch, caps
         MAGIC + b'{"key": "other", "entries": {}}',
         b'{"key": "KEY", "entries": {}}',  # no magic line
         MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["00", "unchanged"]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": [1, "unchanged", [], 0, 1, {}, ""]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "written", [], 0, 1, {}, ""]}}',
-        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [1], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": [1, "unchanged", [], 0, 1, {}, "", false]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "written", [], 0, 1, {}, "", false]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, ""]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, "", 1]}}',
+        MAGIC + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [1], 0, 1, {}, "", false]}}',
         MAGIC
-        + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, ""], "x": 3}}',
+        + b'{"key": "KEY", "entries": {"skills/demo/evals/legacy.json": ["DIGEST", "unchanged", [], 0, 1, {}, "", false], "x": 3}}',
     ],
 )
 def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(tree, monkeypatch, capsys, content):
@@ -117,7 +119,7 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(tree, monkeypat
 
 
 def _plant(path: Path, key: str, relative: str, content: bytes, status: str, adapters: list[str]) -> None:
-    entries = {relative: [digest(content).hex(), status, adapters, 7, 1, {"x": 1}, ""]}
+    entries = {relative: [digest(content).hex(), status, adapters, 7, 1, {"x": 1}, "", False]}
     path.write_bytes(MAGIC + orjson.dumps({"key": key, "entries": entries}))
 
 
@@ -418,11 +420,16 @@ def test_a_cached_run_opens_each_file_once(tree, monkeypatch, capsys):
     """A re-run opens each file once in all, the pin index's read of it included (the cache
     takes its verdict on that read), relative to a directory held open: none of the per-file
     walks from the root (one open per directory on the way). The legacy file, a "would
-    change", is read once more for its fingerprint."""
+    change", is read once more for its fingerprint. (The first re-run also learns which files
+    pin nothing, and writes that to the cache: the second is counted.)"""
     evals = tree / "skills" / "demo" / "evals"
     for i in range(20):
         (evals / f"more-{i:02}.json").write_text(CANONICAL)
     first = check(tree, monkeypatch, capsys)
+    (path,) = cache_files(tree / CACHE_DIR_NAME)
+    learnt = path.read_bytes()
+    assert check(tree, monkeypatch, capsys).code == first.code
+    assert path.read_bytes() != learnt and path.read_bytes().count(b"true]") == 23
     opened: list[str] = []
     real_open = os.open
 

@@ -26,6 +26,7 @@ _ENTRY = st.tuples(
     st.integers(1, 9),
     st.dictionaries(_TEXT, st.integers(0, 3), max_size=2),
     _TEXT,
+    st.booleans(),
 ).map(list)
 _ENTRIES = st.lists(st.tuples(_TEXT, _ENTRY), max_size=30)
 
@@ -75,7 +76,7 @@ def test_a_document_of_another_layout_is_read_whole_with_the_same_answer(pairs):
 
 
 def test_a_bad_entry_anywhere_voids_the_file_and_another_key_is_no_cache_of_this_one():
-    good = ["0" * 32, "unchanged", ["canonical"], 0, 1, {}, "r"]
+    good = ["0" * 32, "unchanged", ["canonical"], 0, 1, {}, "r", False]
     entries = Entries()
     for n in range(50):
         entries.set(f"f{n}.json", good)
@@ -94,11 +95,11 @@ def test_a_bad_entry_anywhere_voids_the_file_and_another_key_is_no_cache_of_this
 def test_entries_share_one_verdict_and_hand_out_their_own_containers():
     entries = Entries()
     for n in range(3):
-        entries.set(f"f{n}.json", [f"{n:032x}", "changed", ["a"], 2, 3, {"a": 1}, "why"])
+        entries.set(f"f{n}.json", [f"{n:032x}", "changed", ["a"], 2, 3, {"a": 1}, "why", True])
     first = entries.get("f0.json")
     first[2].append("mutated")
     first[5]["b"] = 2
-    assert entries.get("f0.json") == ["0" * 32, "changed", ["a"], 2, 3, {"a": 1}, "why"]
+    assert entries.get("f0.json") == ["0" * 32, "changed", ["a"], 2, 3, {"a": 1}, "why", True]
     assert entries.digest_of("f2.json") == "0" * 31 + "2" and entries.digest_of("g.json") is None
     assert len(entries._verdicts) == 1
     entries.pop("f1.json")
@@ -135,11 +136,11 @@ def test_seen_entries_read_and_write_as_they_were(pairs, data):
 def test_holds_says_whether_a_verdict_may_be_there():
     entries = Entries()
     assert not entries.holds("changed")
-    entries.set("a.json", [KEY, "unchanged", [], 0, 1, {}, ""])
+    entries.set("a.json", [KEY, "unchanged", [], 0, 1, {}, "", False])
     assert not entries.holds("changed")
-    entries.set("b.json", [KEY, "changed", ["x"], 2, 1, {}, ""])
+    entries.set("b.json", [KEY, "changed", ["x"], 2, 1, {}, "", False])
     assert entries.holds("changed")
-    entries.set("c.json", ["DIGEST", "changed", [], 0, 1, {}, ""])  # kept as read
+    entries.set("c.json", ["DIGEST", "changed", [], 0, 1, {}, "", False])  # kept as read
     entries.pop("b.json")
     assert entries.holds("changed")
     entries.pop("c.json")

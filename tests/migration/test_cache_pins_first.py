@@ -155,3 +155,51 @@ def test_only_files_read_at_their_own_path_are_given(tmp_path: Path, monkeypatch
     given: list[tuple[str, bytes]] = []
     pins.PinIndex(root).build(on_read=lambda relative, data: given.append((relative, data)))
     assert given == [("plain.json", b"[]\n"), ("real/a.json", b"{}\n")]
+
+
+def scans(monkeypatch) -> list[str]:
+    """The files the pin index scans from now on."""
+    names: list[str] = []
+    original = pins.scan
+
+    def spy(data, relative, digests, sizes):
+        names.append(relative.rpartition("/")[2])
+        return original(data, relative, digests, sizes)
+
+    monkeypatch.setattr(pins, "scan", spy)
+    return names
+
+
+def test_files_known_to_pin_nothing_are_not_scanned_again(tree, monkeypatch, capsys):
+    evals = tree / "skills" / "demo" / "evals"
+    legacy = (evals / "legacy.json").read_bytes()
+    # A fixture that pins the legacy file by its digest, and a note that names a size.
+    (evals / "pinning.json").write_text(CANONICAL.replace('"demo"', '"demo", "note": "' + sha256(legacy) + '"'))
+    (tree / "sizes.md").write_text(f"canonical-0.json is {len(CANONICAL.encode())} bytes\n")
+    check(tree, monkeypatch, capsys)  # fills the cache (the index built at the first change)
+    scanned = scans(monkeypatch)
+    learning = check(tree, monkeypatch, capsys)  # scans every file, learns which pin nothing
+    assert sorted(scanned) == sorted(path.name for path in tree.rglob("*.*") if ".fixture_migrate_cache" not in path.parts)
+    scanned.clear()
+    learnt = check(tree, monkeypatch, capsys)
+    # Scanned: what pins something, and what the cache has no entry of.
+    assert sorted(scanned) == ["notes.md", "pinning.json", "sizes.md"]
+    assert (learnt.code, learnt.out, learnt.err) == (learning.code, learning.out, learning.err)
+    assert "pinned by `skills/demo/evals/pinning.json:3`" in learnt.err
+    # Edited since: scanned again, and what they pin now counts (the pin moved).
+    (evals / "pinning.json").write_text(CANONICAL)
+    (evals / "canonical-5.json").write_text(CANONICAL.replace('"demo"', '"demo", "note": "' + sha256(legacy) + '"'))
+    scanned.clear()
+    edited = check(tree, monkeypatch, capsys)
+    assert sorted(scanned) == ["canonical-5.json", "notes.md", "pinning.json", "sizes.md"]
+    assert "pinned by `skills/demo/evals/canonical-5.json:3`" in edited.err
+    with monkeypatch.context() as patch:
+        without_pins_first(patch)
+        plain = check(tree, monkeypatch, capsys)
+    assert (edited.code, edited.out, edited.err) == (plain.code, plain.out, plain.err)
+
+
+def sha256(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

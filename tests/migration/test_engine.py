@@ -49,7 +49,7 @@ def test_every_outcome_is_a_member_of_the_one_status_enum(tmp_path: Path):
     assert found == [Status.CHANGED, Status.UNCHANGED, Status.NOT_FIXTURE, Status.ERROR]
     assert all(type(status) is Status for status in found)
     path.write_bytes(CANONICAL)
-    entry = [digest(CANONICAL).hex(), "unchanged", ["canonical"], 1, 1, {}, ""]  # a word, as the cache file holds it
+    entry = [digest(CANONICAL).hex(), "unchanged", ["canonical"], 1, 1, {}, "", False]  # a word, as the cache file holds it
     cache = Cache(tmp_path / "verdicts.cache", "key", {"a.json": entry})
     cached = Engine(options, cache=cache).cached(path)
     assert cached is not None and type(cached.status) is Status and cached.status is Status.UNCHANGED
