@@ -137,6 +137,8 @@ class _Reader:
                 direct = relative is not None and real == self._inside + relative
             # The size lstat gave plus one byte tells a file that grew since.
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return None  # swapped since the `lstat` (for a pipe, say: never read)
                 data = os.read(fd, min(info.st_size, MAX_TEXT_BYTES) + 1)
                 if len(data) > info.st_size:
                     data += os.read(fd, MAX_TEXT_BYTES + 1 - len(data))

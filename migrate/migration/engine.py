@@ -167,6 +167,12 @@ def place_error(error: FixtureError, document: Document, unit: int) -> FixtureEr
     return error
 
 
+def _climbs(path: Path) -> bool:
+    """Whether the path `path` has a `..` component."""
+    text = os.fspath(path)
+    return ".." in text and ".." in text.replace(os.sep, "/").split("/")
+
+
 def unexpected(exc: Exception) -> FixtureError:
     """The error reported for one file when processing it raised something unforeseen:
     a bug, or a limit of the interpreter, it stops that file only, never the run."""
@@ -392,9 +398,11 @@ class Engine:
         entries = self.cache.entries
         if relative not in entries:
             return None
-        if entries.seen(relative):
+        if entries.seen(relative) and not _climbs(path):
             # Its bytes were read in this run already (`note_read`) and are the entry's: no
             # second read, but for a change (whose pin check needs the bytes' fingerprint).
+            # Not for a path with a `..`: its relative path is worked out from its spelling,
+            # and after a symlinked folder `..` leads elsewhere (the read decides there).
             hit = entries.get(relative)
             if hit is not None and hit[1] != Status.CHANGED:
                 return self._found(path, hit, b"")

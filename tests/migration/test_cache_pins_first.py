@@ -203,3 +203,43 @@ def sha256(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_a_path_climbing_out_of_a_symlinked_folder_is_read_as_before(tree, tmp_path, monkeypatch, capsys, outside):
+    """`evals/link/../x.json` is spelt like `evals/x.json`, whose entry the index saw; after a
+    symlinked folder it is another file (here a legacy one, or one outside the root): it is
+    read, and judged, as before."""
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "x.json").write_text(CANONICAL)
+    target = (tmp_path / "out" if outside else evals / "sub") / "deep"
+    target.mkdir(parents=True)
+    (target.parent / "x.json").write_text(LEGACY)
+    (evals / "link").symlink_to(target)
+    check(tree, monkeypatch, capsys)
+    named = [str(evals / "link" / ".." / "x.json"), str(evals / "legacy.json")]
+
+    def run():
+        return run_cli(["migrate", "--check", "--repo-root", str(tree), *named], tree, monkeypatch, capsys)
+
+    first = run()
+    with monkeypatch.context() as patch:
+        without_pins_first(patch)
+        second = run()
+    assert (first.code, first.out, first.err) == (second.code, second.out, second.err)
+    assert first.code == (2 if outside else 1)
+    assert ("symlink_outside_repo" if outside else "would migrate " + named[0]) in first.err
+
+
+def test_a_file_swapped_for_a_pipe_after_its_lstat_is_not_given(tmp_path: Path, monkeypatch):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "regular.json").write_text("")
+    os.mkfifo(root / "pipe.json")
+    regular = os.lstat(root / "regular.json")
+    real_lstat = os.lstat
+    monkeypatch.setattr(pins, "_tracked", lambda base: iter([(str(root / "pipe.json"), "pipe.json")]))
+    monkeypatch.setattr(os, "lstat", lambda path: regular if str(path).endswith("pipe.json") else real_lstat(path))
+    given: list[str] = []
+    pins.PinIndex(root).build(on_read=lambda relative, data: given.append(relative) or False)
+    assert given == []
