@@ -82,8 +82,9 @@ class _Reader:
     """Reads the tracked text files of one index build: `read(path)` gives the bytes of the
     regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None; also None when its
     real path lies outside `root` (a tracked name whose folder is now a symlink leading outside
-    is not read there). Only a regular file is opened, so a FIFO never blocks the run. `close()`
-    ends the build.
+    is not read there). Only a regular file is read: a pipe is opened without blocking (where
+    the file is opened from the root in one call, its type is told by the descriptor; else an
+    `lstat` comes first) and never read, so it never blocks the run. `close()` ends the build.
 
     Where the kernel can (`fixture_migrate.files.beneath`), the file is opened in one call from
     a descriptor of the real root, along its folder's real path (resolved once per folder),
@@ -115,9 +116,6 @@ class _Reader:
     def read(self, path: str, relative: str | None = None) -> bytes | None:
         self.direct = False
         try:
-            info = os.lstat(path)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
-                return None
             fd = None
             if self._root_fd >= 0:
                 folder, _, name = path.rpartition(os.sep)
@@ -127,19 +125,25 @@ class _Reader:
                     below = self._folders[folder] = real[len(self._inside) :] if real.startswith(self._inside) else None
                 if below is None:
                     return None  # a folder on its way is a symlink leading outside the root
+                # No symlink on the way, the file itself included; a pipe opens without
+                # blocking, and is never read (below).
                 fd = beneath.open_beneath(self._root_fd, below + name, _FLAGS)
                 direct = fd is not None and below + name == relative
             if fd is None:
+                info = os.lstat(path)
+                if not stat.S_ISREG(info.st_mode):
+                    return None  # a symlink (or a pipe, a device): not read
                 real = os.path.realpath(path)
                 if not real.startswith(self._inside):
                     return None  # a folder on its way is now a symlink leading outside the root
                 fd = os.open(real, _FLAGS)
                 direct = relative is not None and real == self._inside + relative
-            # The size lstat gave plus one byte tells a file that grew since.
             try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    return None  # swapped since the `lstat` (for a pipe, say: never read)
-                data = os.read(fd, min(info.st_size, MAX_TEXT_BYTES) + 1)
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
+                    return None  # not a regular file (swapped since the `lstat`), or too large
+                # Its size plus one byte tells a file that grew since.
+                data = os.read(fd, info.st_size + 1)
                 if len(data) > info.st_size:
                     data += os.read(fd, MAX_TEXT_BYTES + 1 - len(data))
             finally:

@@ -307,17 +307,13 @@ class Cache:
     def pins_nothing(self, relative: str) -> bool:
         """Whether the bytes of the file at `relative`, read in this run and the bytes of its
         entry (`Entries.see`), are known to hold nothing that could pin a file."""
-        if not self.entries.seen(relative):
-            return False
-        entry = self.entries.get(relative)
+        entry = self.entries.seen_entry(relative)
         return entry is not None and entry[7]
 
     def learn_pins_nothing(self, relative: str) -> None:
         """Note that the pin index found nothing in the bytes of the file at `relative`, read
         in this run and the bytes of its entry (else nothing is noted)."""
-        if not self.entries.seen(relative):
-            return
-        entry = self.entries.get(relative)
+        entry = self.entries.seen_entry(relative)
         if entry is not None and not entry[7]:
             entry[7] = True
             self._changes[relative] = entry

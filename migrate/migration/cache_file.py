@@ -25,7 +25,7 @@ CHUNK_BYTES = 1 << 16
 
 _VERDICT_BITS = 32
 _SEEN = 1 << 31
-"""The bit of an entry's integer that marks it `seen` in this run (never written: `get`, and
+"""The bit of an entry's integer that marks it seen in this run (`see`) (never written: `get`, and
 so `dump`, leave it out); a tree's verdict numbers stay far below it (a few distinct ones)."""
 _NUMBER = _SEEN - 1
 
@@ -75,6 +75,9 @@ class Entries:
             return None
         if value.__class__ is not int:
             return [value[0], value[1], list(value[2]), value[3], value[4], dict(value[5]), value[6], value[7]]
+        return self._entry(value)
+
+    def _entry(self, value: int) -> list[Any]:
         status, adapters, cases, line, moved, reason, clean = self._verdicts[value & _NUMBER]
         return [f"{value >> _VERDICT_BITS:032x}", status, list(adapters), cases, line, dict(moved), reason, clean]
 
@@ -85,10 +88,13 @@ class Entries:
         if value.__class__ is int and value >> _VERDICT_BITS == int.from_bytes(content_digest, "big"):
             self._values[relative] = value | _SEEN
 
-    def seen(self, relative: str) -> bool:
-        """Whether the entry of `relative` is of the bytes a read of this run found (`see`)."""
+    def seen_entry(self, relative: str) -> list[Any] | None:
+        """`get(relative)` when the entry is of the bytes a read of this run found (`see`),
+        else None."""
         value = self._values.get(relative)
-        return value.__class__ is int and bool(value & _SEEN)
+        if value.__class__ is not int or not value & _SEEN:
+            return None
+        return self._entry(value)
 
     def holds(self, status: str) -> bool:
         """Whether some entry's verdict may be `status` (a word of `Status`): True when one

@@ -398,14 +398,13 @@ class Engine:
         entries = self.cache.entries
         if relative not in entries:
             return None
-        if entries.seen(relative) and not _climbs(path):
-            # Its bytes were read in this run already (`note_read`) and are the entry's: no
-            # second read, but for a change (whose pin check needs the bytes' fingerprint).
-            # Not for a path with a `..`: its relative path is worked out from its spelling,
-            # and after a symlinked folder `..` leads elsewhere (the read decides there).
-            hit = entries.get(relative)
-            if hit is not None and hit[1] != Status.CHANGED:
-                return self._found(path, hit, b"")
+        # Its bytes read in this run already (`note_read`) and the entry's: no second read,
+        # but for a change (whose pin check needs the bytes' fingerprint). Not for a path with
+        # a `..`: its relative path is worked out from its spelling, and after a symlinked
+        # folder `..` leads elsewhere (the read decides there).
+        hit = entries.seen_entry(relative)
+        if hit is not None and hit[1] != Status.CHANGED and not _climbs(path):
+            return self._found(path, hit, b"")
         try:
             raw = self.read(path)
         except FixtureError:

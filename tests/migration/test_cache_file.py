@@ -126,11 +126,11 @@ def test_seen_entries_read_and_write_as_they_were(pairs, data):
         elif compact:
             entries.see(relative, bytes.fromhex(digest))
             marked.add(relative)
-    assert {relative for relative in entries if entries.seen(relative)} == marked
+    assert {relative for relative in entries if entries.seen_entry(relative) is not None} == marked
     assert {relative: entries.get(relative) for relative in entries} == before
     assert cache_file.dump(KEY, entries) == written
     entries.see("not there", bytes(16))
-    assert not entries.seen("not there")
+    assert not entries.seen_entry("not there")
 
 
 def test_holds_says_whether_a_verdict_may_be_there():
