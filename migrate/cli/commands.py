@@ -76,6 +76,12 @@ def run_migrate(
     for outcome in run.outcomes(jobs=jobs, track=lambda plans: report.track(plans, "migrate", total)):
         result = outcome.result
         path = result.path
+        if outcome.status in _QUIET and not emit.one_document:
+            # Nothing of the file but a note when verbose: no record made (a run over a large
+            # tree has one such outcome per file).
+            if report.verbose:
+                _quiet_note(outcome, report)
+            continue
         record: dict[str, Any] = {"path": _display(path), "status": outcome.status, "adapters": result.adapters}
         if result.reason and result.status not in (Status.CHANGED, Status.UNCHANGED):
             record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
@@ -90,11 +96,9 @@ def run_migrate(
             report.error(_display(path), error)
             record["error"] = output.error_record(error)
             continue
-        # The notes of "not a fixture", "skipped" and "unchanged" show only when verbose: not
-        # even made otherwise (a run over a large tree makes one per file).
-        if result.status is Status.NOT_FIXTURE:
+        if result.status in _QUIET:
             if report.verbose:
-                report.note(f"{_display(path)}: not a fixture, skipped")
+                _quiet_note(outcome, report)
         elif result.status is Status.OTHER_TOOL:
             report.note(f"{_display(path)}: left for import: {result.reason}")
         elif result.status is Status.UNCLAIMED:
@@ -103,12 +107,6 @@ def run_migrate(
                 f"`fixture-migrate suggest {_display(path)}` drafts an adapter table for it"
             )
             emit.unclaimed(path, result.reason)
-        elif result.status is Status.SKIPPED:
-            if report.verbose:
-                report.note(f"{_display(path)}: skipped: {result.reason}")
-        elif result.status is Status.UNCHANGED:
-            if report.verbose:
-                report.note(f"{_display(path)}: unchanged ({', '.join(result.adapters)})")
         elif outcome.status is Status.PINNED:
             record["pinned_by"] = outcome.pinned_by
             report.note(
@@ -125,6 +123,23 @@ def run_migrate(
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     run.save()
     return report.exit_code
+
+
+_QUIET = frozenset({Status.NOT_FIXTURE, Status.SKIPPED, Status.UNCHANGED})
+"""The outcomes `migrate` says nothing of but a note when verbose (not even made otherwise: a
+run over a large tree makes one per file)."""
+
+
+def _quiet_note(outcome: Outcome, report: Report) -> None:
+    """The verbose note of an outcome of `_QUIET`."""
+    result = outcome.result
+    shown = _display(result.path)
+    if result.status is Status.NOT_FIXTURE:
+        report.note(f"{shown}: not a fixture, skipped")
+    elif result.status is Status.SKIPPED:
+        report.note(f"{shown}: skipped: {result.reason}")
+    else:
+        report.note(f"{shown}: unchanged ({', '.join(result.adapters)})")
 
 
 def _pin_index(repo_root: Path) -> Any:
