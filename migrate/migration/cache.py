@@ -307,8 +307,7 @@ class Cache:
     def pins_nothing(self, relative: str) -> bool:
         """Whether the bytes of the file at `relative`, read in this run and the bytes of its
         entry (`Entries.see`), are known to hold nothing that could pin a file."""
-        entry = self.entries.seen_entry(relative)
-        return entry is not None and entry[7]
+        return self.entries.pins_nothing(relative)
 
     def learn_pins_nothing(self, relative: str) -> None:
         """Note that the pin index found nothing in the bytes of the file at `relative`, read

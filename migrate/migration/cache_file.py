@@ -88,6 +88,12 @@ class Entries:
         if value.__class__ is int and value >> _VERDICT_BITS == int.from_bytes(content_digest, "big"):
             self._values[relative] = value | _SEEN
 
+    def pins_nothing(self, relative: str) -> bool:
+        """Whether the entry of `relative` is of the bytes a read of this run found (`see`) and
+        says they pin nothing (its last member), without making the entry."""
+        value = self._values.get(relative)
+        return value.__class__ is int and bool(value & _SEEN) and self._verdicts[value & _NUMBER][6]
+
     def seen_entry(self, relative: str) -> list[Any] | None:
         """`get(relative)` when the entry is of the bytes a read of this run found (`see`),
         else None."""

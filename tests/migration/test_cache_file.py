@@ -145,3 +145,15 @@ def test_holds_says_whether_a_verdict_may_be_there():
     assert entries.holds("changed")
     entries.pop("c.json")
     assert entries.holds("changed")  # a verdict no entry holds any more: may prepare needlessly, never miss
+
+
+def test_pins_nothing_reads_the_seen_entry_s_last_member():
+    entries = Entries()
+    entries.set("a.json", [KEY, "unchanged", [], 0, 1, {}, "", True])
+    entries.set("b.json", ["0" * 32, "unchanged", [], 0, 1, {}, "", False])
+    entries.set("c.json", ["DIGEST", "unchanged", [], 0, 1, {}, "", True])  # kept as read: never seen
+    assert not entries.pins_nothing("a.json")  # not seen yet
+    for relative in ("a.json", "b.json", "c.json"):
+        entries.see(relative, bytes.fromhex(KEY if relative == "a.json" else "0" * 32))
+    assert [entries.pins_nothing(name) for name in ("a.json", "b.json", "c.json", "d.json")] == [True, False, False, False]
+    assert [entries.seen_entry(name) is not None for name in ("a.json", "b.json", "c.json")] == [True, True, False]
