@@ -68,7 +68,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
@@ -122,9 +122,14 @@ def _link_temp(source: Directory, temp: str, directory: Directory, beside: str) 
 
 
 def _write_temp(
-    directory: Directory, name: str, data: bytes, like: os.stat_result | None, attributes_of: int | None = None
+    directory: Directory,
+    name: str,
+    data: bytes | Iterable[bytes],
+    like: os.stat_result | None,
+    attributes_of: int | None = None,
 ) -> str:
-    """A new temporary file in `directory` (named after `name`) holding `data`, fsynced,
+    """A new temporary file in `directory` (named after `name`) holding `data` (bytes, or
+    pieces of bytes written in turn), fsynced,
     with the mode (and, where allowed, owner) of `like`, and the extended attributes of
     the open file `attributes_of` (see `_copy_attributes`). Returns its name. Raises
     `OSError`; leaves nothing behind then."""
@@ -139,10 +144,11 @@ def _write_temp(
                 break
             except FileExistsError:
                 continue
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+        for chunk in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+            view = memoryview(chunk)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
         os.fsync(fd)
         if like is None:
             os.fchmod(fd, 0o666 & ~_umask())  # as open() would create it, not 0600
@@ -707,12 +713,13 @@ def write_dest(path: Path, data: bytes, *, original: bytes | None, root: Path) -
 
 
 @_uninterrupted
-def write_file(path: Path, data: bytes, *, root: Path | None = None) -> None:
-    """Replace (or create) the file `path` with `data` whatever it holds now: for files the
-    tool owns, such as a cache, never for fixtures (those go through `write_atomic`, which
-    keeps another writer's bytes). Atomic (a temporary file renamed over it) and under the
-    root rule like every write here (a symlink is followed only inside the root). Raises
-    `FixtureError` (`io`, and the root rule's codes)."""
+def write_file(path: Path, data: bytes | Iterable[bytes], *, root: Path | None = None) -> None:
+    """Replace (or create) the file `path` with `data` (bytes, or pieces of bytes written in
+    turn) whatever it holds now: for files the tool owns, such as a cache, never for fixtures
+    (those go through `write_atomic`, which keeps another writer's bytes). Atomic (a
+    temporary file renamed over it) and under the root rule like every write here (a
+    symlink is followed only inside the root). Raises `FixtureError` (`io`, and the root
+    rule's codes)."""
     target = resolve_target(path, root)
     with open_directory(target.parent, root) as directory:
         temp = ""

@@ -52,6 +52,7 @@ belong together.)
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
@@ -254,7 +255,10 @@ class Cache:
         self.entries = entries
         self.repo_root: Path | None = None  # where entries' paths are relative to, to prune them
         self.default_place = False  # `.fixture_migrate_cache` at the root (not a directory named by the user)
-        self._changes: dict[str, list[Any] | None] = {}
+        self._put = Entries()  # the verdicts this run learnt (held compact, as `entries`)
+        self._dropped: set[str] = set()  # the files whose entry this run forgets
+        self._learnt = False  # some entry learnt that its bytes pin nothing (held in `entries`)
+        self.loaded: tuple[int, ...] | None = None  # what the cache file was when `entries` was read from it
 
     @classmethod
     def open(cls, options: Any) -> Cache | None:
@@ -266,10 +270,14 @@ class Cache:
         write_root = _write_root(directory, root)
         key = run_key(options)
         path = directory / f"{key}.cache"
-        state, entries = _scan(directory, root, read=path.name, load=lambda fd, name: _load_below(fd, name, key))
+        identity: list[tuple[int, ...]] = []
+        state, entries = _scan(
+            directory, root, read=path.name, load=lambda fd, name: _load_below(fd, name, key, identity)
+        )
         if state is None:
             return None
         found = cls(path, key, entries if isinstance(entries, Entries) else Entries(), root=write_root)
+        found.loaded = identity[0] if identity and len(found.entries) else None
         found.repo_root = root
         found.default_place = not os.environ.get(ENV_VAR)
         return found
@@ -300,9 +308,11 @@ class Cache:
                 known is not None and known[0] == hex_digest and known[7],  # of the same bytes: still known
             ]
             if known != entry:
-                self._changes[relative] = entry
+                self._put.set(relative, entry)
+                self._dropped.discard(relative)
         elif relative in self.entries:
-            self._changes[relative] = None
+            self._put.pop(relative)
+            self._dropped.add(relative)
 
     def pins_nothing(self, relative: str) -> bool:
         """Whether the bytes of the file at `relative`, read in this run and the bytes of its
@@ -312,37 +322,44 @@ class Cache:
     def learn_pins_nothing(self, relative: str) -> None:
         """Note that the pin index found nothing in the bytes of the file at `relative`, read
         in this run and the bytes of its entry (else nothing is noted)."""
-        entry = self.entries.seen_entry(relative)
-        if entry is not None and not entry[7]:
-            entry[7] = True
-            self._changes[relative] = entry
+        if self.entries.learn_pins_nothing(relative):
+            self._learnt = True
 
     def save(self) -> bool:
         """Write what this run learnt, merged over the file as it is now (another run may
-        have written it meanwhile), less the entries of files no longer under the root.
+        have written it meanwhile: it is read again unless it is still the very file this run
+        read, by `_identity`), less the entries of files no longer under the root. The
+        document is written a piece at a time (`cache_file.dump_chunks`), never held whole.
         Best effort: False when it cannot be written."""
-        if not self._changes:
+        if not len(self._put) and not self._dropped and not self._learnt:
             return True
-        entries = _read(self.path, self.key, self.root)
-        if not entries:
-            entries = self.entries
-        for relative, entry in self._changes.items():
-            if entry is None:
-                entries.pop(relative)
-            else:
-                entries.set(relative, entry)
+        if self.loaded is not None and _identity(self.path) == self.loaded:
+            entries = self.entries  # the file as it was read: no second copy of it
+        else:
+            entries = _read(self.path, self.key, self.root)
+            if not entries:
+                entries = self.entries
+            elif self._learnt:
+                entries.learn_from(self.entries)
+        for relative in self._dropped:
+            entries.pop(relative)
+        for relative, entry in self._put.items():
+            entries.set(relative, entry)
         if self.repo_root is not None:
             # Files renamed or removed since: their entries would only grow the file.
             base = str(self.repo_root)
-            changes = self._changes
-            entries.keep(lambda relative: relative in changes or os.path.lexists(os.path.join(base, relative)))
-        data = MAGIC + cache_file.dump(self.key, entries)
+            put, dropped = self._put, self._dropped
+            entries.keep(
+                lambda relative: relative in put or relative in dropped or os.path.lexists(os.path.join(base, relative))
+            )
         try:
             _prepare(self.path.parent, self.root, self.repo_root, default_place=self.default_place)
-            write_file(self.path, data, root=self.root)
+            write_file(self.path, itertools.chain((MAGIC,), cache_file.dump_chunks(self.key, entries)), root=self.root)
         except (OSError, FixtureError):
             return False
-        self._changes.clear()
+        self._put, self._dropped = Entries(), set()
+        self._learnt = False
+        self.loaded = None
         return True
 
 
@@ -503,10 +520,22 @@ def _read_below(directory_fd: int, name: str, limit: int) -> bytes:
         os.close(fd)
 
 
-def _load_below(directory_fd: int, name: str, key: str) -> Entries:
+def _identity(path: Path) -> tuple[int, ...] | None:
+    """Device, inode, size and modification time (ns) of the file `path` itself (a symlink
+    is not followed), or None: a cache file is only ever replaced whole, so the same
+    identity is the same file, unwritten since."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+
+
+def _load_below(directory_fd: int, name: str, key: str, identity: list[tuple[int, ...]] | None = None) -> Entries:
     """The entries of the cache file `name` below `directory_fd`, opened as `_read_below`
     opens it, and read a block at a time (`cache_file.Loader`): never held whole. A file not
-    in the layout this module writes is read whole, as `_read_below` reads it."""
+    in the layout this module writes is read whole, as `_read_below` reads it. `identity`
+    gets the file's `_identity` as it was read."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=directory_fd)
     except OSError:
@@ -515,6 +544,8 @@ def _load_below(directory_fd: int, name: str, key: str) -> Entries:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
             return Entries()
+        if identity is not None:
+            identity.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
         loader = cache_file.Loader(MAGIC + cache_file.header(key), CACHEABLE)
         total = 0
         while chunk := os.read(fd, 1 << 20):

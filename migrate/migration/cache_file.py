@@ -27,7 +27,10 @@ _VERDICT_BITS = 32
 _SEEN = 1 << 31
 """The bit of an entry's integer that marks it seen in this run (`see`) (never written: `get`, and
 so `dump`, leave it out); a tree's verdict numbers stay far below it (a few distinct ones)."""
-_NUMBER = _SEEN - 1
+_LEARNT = 1 << 30
+"""The bit that marks an entry whose "pins nothing" this run learnt (`learn_pins_nothing`);
+never written either."""
+_NUMBER = _LEARNT - 1
 
 
 def valid_entry(entry: Any, statuses: tuple[str, ...]) -> bool:
@@ -94,6 +97,42 @@ class Entries:
         value = self._values.get(relative)
         return value.__class__ is int and bool(value & _SEEN) and self._verdicts[value & _NUMBER][6]
 
+    def learn_pins_nothing(self, relative: str) -> bool:
+        """Note in the entry of `relative`, when it is `seen`, that its bytes pin nothing (its
+        last member); True when that is new. The entry stays one integer (`learnt` lists it)."""
+        value = self._values.get(relative)
+        if value.__class__ is not int or not value & _SEEN:
+            return False
+        verdict = self._verdicts[value & _NUMBER]
+        if verdict[6]:
+            return False
+        self._values[relative] = value & ~_NUMBER | _LEARNT | self._number((*verdict[:6], True))
+        return True
+
+    def learnt(self) -> Iterator[tuple[str, int]]:
+        """`(relative, digest)` of every entry whose "pins nothing" this run learnt (`digest`:
+        the integer of its 16 bytes)."""
+        for relative, value in self._values.items():
+            if value.__class__ is int and value & _LEARNT:
+                yield relative, value >> _VERDICT_BITS
+
+    def learn_from(self, other: Entries) -> None:
+        """Take what `other` learnt (`learnt`) for the entries here of the same bytes."""
+        for relative, digest in other.learnt():
+            value = self._values.get(relative)
+            if value.__class__ is int and value >> _VERDICT_BITS == digest:
+                verdict = self._verdicts[value & _NUMBER]
+                if not verdict[6]:
+                    self._values[relative] = value & ~_NUMBER | self._number((*verdict[:6], True))
+
+    def _number(self, verdict: tuple[Any, ...]) -> int:
+        """The number of `verdict` (one of `_verdicts`, added when new)."""
+        number = self._numbers.get(verdict)
+        if number is None:
+            number = self._numbers[verdict] = len(self._verdicts)
+            self._verdicts.append(verdict)
+        return number
+
     def seen_entry(self, relative: str) -> list[Any] | None:
         """`get(relative)` when the entry is of the bytes a read of this run found (`see`),
         else None."""
@@ -128,11 +167,7 @@ class Entries:
                 value = -1
             if value >= 0 and f"{value:032x}" == digest:
                 verdict = (entry[1], tuple(entry[2]), entry[3], entry[4], tuple(entry[5].items()), entry[6], entry[7])
-                number = self._numbers.get(verdict)
-                if number is None:
-                    number = self._numbers[verdict] = len(self._verdicts)
-                    self._verdicts.append(verdict)
-                self._values[relative] = value << _VERDICT_BITS | number
+                self._values[relative] = value << _VERDICT_BITS | self._number(verdict)
                 return
         self._values[relative] = [digest, entry[1], list(entry[2]), entry[3], entry[4], dict(entry[5]), entry[6], entry[7]]
 
@@ -157,11 +192,32 @@ def header(key: str) -> bytes:
 
 def dump(key: str, entries: Entries) -> bytes:
     """The JSON document `{"key": key, "entries": {...}}`, one entry a line."""
+    return b"".join(dump_chunks(key, entries))
+
+
+DUMP_LINES = 2048
+"""How many entries `dump_chunks` gives at once."""
+
+
+def dump_chunks(key: str, entries: Entries) -> Iterator[bytes]:
+    """`dump(key, entries)` a piece at a time (`DUMP_LINES` entries each), so that a large
+    cache is written without its document ever held whole."""
     dumps = orjson.dumps
-    lines = [dumps(relative) + b":" + dumps(entry) for relative, entry in entries.items()]
-    if not lines:
-        return header(key) + b"}}"
-    return header(key) + b"\n" + b",\n".join(lines) + b"\n}}"
+    if not len(entries):
+        yield header(key) + b"}}"
+        return
+    yield header(key) + b"\n"
+    lines: list[bytes] = []
+    first = True
+    for relative, entry in entries.items():
+        lines.append(dumps(relative) + b":" + dumps(entry))
+        if len(lines) == DUMP_LINES:
+            yield (b"" if first else b",\n") + b",\n".join(lines)
+            lines.clear()
+            first = False
+    if lines:
+        yield (b"" if first else b",\n") + b",\n".join(lines)
+    yield b"\n}}"
 
 
 def load(body: bytes, key: str, statuses: tuple[str, ...]) -> Entries | None:

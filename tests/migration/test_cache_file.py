@@ -157,3 +157,53 @@ def test_pins_nothing_reads_the_seen_entry_s_last_member():
         entries.see(relative, bytes.fromhex(KEY if relative == "a.json" else "0" * 32))
     assert [entries.pins_nothing(name) for name in ("a.json", "b.json", "c.json", "d.json")] == [True, False, False, False]
     assert [entries.seen_entry(name) is not None for name in ("a.json", "b.json", "c.json")] == [True, True, False]
+
+
+def _dump_whole(key: str, entries: Entries) -> bytes:
+    """The document as `dump` made it before it was written a piece at a time."""
+    lines = [orjson.dumps(relative) + b":" + orjson.dumps(entry) for relative, entry in entries.items()]
+    if not lines:
+        return cache_file.header(key) + b"}}"
+    return cache_file.header(key) + b"\n" + b",\n".join(lines) + b"\n}}"
+
+
+@given(_ENTRIES, st.sampled_from([1, 2, 3, 7, 2048]))
+def test_the_document_written_in_pieces_is_the_whole_one(pairs, lines):
+    entries = Entries()
+    for relative, entry in pairs:
+        entries.set(relative, entry)
+    original = cache_file.DUMP_LINES
+    cache_file.DUMP_LINES = lines
+    try:
+        pieces = list(cache_file.dump_chunks(KEY, entries))
+    finally:
+        cache_file.DUMP_LINES = original
+    assert b"".join(pieces) == _dump_whole(KEY, entries)
+    assert len(pieces) <= 2 + -(-len(entries) // lines)  # the head, a piece per `lines` entries, the tail
+
+
+def test_learnt_pins_nothing_is_one_integer_and_carries_to_the_same_bytes_only():
+    entries = Entries()
+    entries.set("a.json", [KEY, "unchanged", ["canonical"], 1, 1, {}, "r", False])
+    entries.set("b.json", ["0" * 32, "unchanged", ["canonical"], 1, 1, {}, "r", False])
+    entries.set("c.json", ["0" * 32, "changed", ["x"], 2, 3, {"x": 1}, "", True])
+    assert not entries.learn_pins_nothing("a.json")  # not seen: nothing learnt
+    entries.see("a.json", bytes.fromhex(KEY))
+    entries.see("c.json", bytes(16))
+    assert entries.learn_pins_nothing("a.json")
+    assert not entries.learn_pins_nothing("a.json")  # already known
+    assert not entries.learn_pins_nothing("c.json")  # known before
+    assert entries.get("a.json") == [KEY, "unchanged", ["canonical"], 1, 1, {}, "r", True]
+    assert list(entries.learnt()) == [("a.json", int(KEY, 16))]
+    assert isinstance(entries._values["a.json"], int)
+    # Another copy of the file (as another run wrote it): only an entry of the same bytes takes it.
+    other = Entries()
+    other.set("a.json", [KEY, "unchanged", ["canonical"], 1, 1, {}, "r", False])
+    other.set("b.json", ["0" * 32, "unchanged", ["canonical"], 1, 1, {}, "r", False])
+    other.learn_from(entries)
+    assert other.get("a.json")[7] is True and other.get("b.json")[7] is False
+    changed = Entries()
+    changed.set("a.json", ["f" * 32, "unchanged", ["canonical"], 1, 1, {}, "r", False])
+    changed.learn_from(entries)
+    assert changed.get("a.json")[7] is False
+    assert cache_file.dump(KEY, entries) == _dump_whole(KEY, entries)  # no mark of this run written

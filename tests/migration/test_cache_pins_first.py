@@ -8,8 +8,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import orjson
 import pytest
 from fixture_migrate.consumers import pins
+from fixture_migrate.migration import cache as cache_module
 from fixture_migrate.migration import run as run_module
 from fixture_migrate.migration.cache import ENV_VAR
 from fixture_migrate.migration.engine import Engine
@@ -243,3 +245,37 @@ def test_a_file_swapped_for_a_pipe_after_its_lstat_is_not_given(tmp_path: Path, 
     given: list[str] = []
     pins.PinIndex(root).build(on_read=lambda relative, data: given.append(relative) or False)
     assert given == []
+
+
+def test_what_a_re_run_learns_is_written_without_reading_the_cache_again(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    (path,) = (tree / ".fixture_migrate_cache").glob("*.cache")
+    reads_of_it: list[object] = []
+    real_read = cache_module._read
+    monkeypatch.setattr(cache_module, "_read", lambda *args: reads_of_it.append(args) or real_read(*args))
+    check(tree, monkeypatch, capsys)  # learns which files pin nothing
+    assert reads_of_it == []  # the file as it was loaded: merged in memory
+    learnt = orjson.loads(path.read_bytes()[len(cache_module.MAGIC) :])["entries"]
+    assert learnt and all(entry[7] is True for entry in learnt.values())
+
+
+def test_what_a_re_run_learns_merges_over_a_cache_another_run_wrote_meanwhile(tree, monkeypatch, capsys):
+    check(tree, monkeypatch, capsys)
+    (path,) = (tree / ".fixture_migrate_cache").glob("*.cache")
+    filled = path.read_bytes()
+    document = orjson.loads(filled[len(cache_module.MAGIC) :])
+    other = "skills/demo/evals/canonical-0.json"
+    document["entries"][other][0] = "f" * 32  # the other run saw other bytes there
+    theirs = cache_module.MAGIC + orjson.dumps(document)
+    real_save = cache_module.Cache.save
+
+    def save_after_another_run(self):
+        path.write_bytes(theirs)  # written whole while this run went on
+        return real_save(self)
+
+    monkeypatch.setattr(cache_module.Cache, "save", save_after_another_run)
+    check(tree, monkeypatch, capsys)
+    merged = orjson.loads(path.read_bytes()[len(cache_module.MAGIC) :])["entries"]
+    assert merged[other] == document["entries"][other]  # theirs, untouched: not of the bytes this run read
+    assert all(entry[7] is True for relative, entry in merged.items() if relative != other)
+    assert sorted(merged) == sorted(document["entries"])

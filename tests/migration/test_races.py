@@ -412,6 +412,22 @@ def test_write_file_replaces_atomically_and_never_through_a_swapped_directory(tr
     assert snapshot(outside) == {"cache.bin": b"outside"} and temps(root.parent) == []
 
 
+def test_write_file_in_pieces_writes_them_all_or_leaves_the_old_file(tree):
+    root, evals, _ = tree
+    cache = evals / "cache.bin"
+    writes.write_file(cache, iter([b"one ", b"", bytearray(b"two "), memoryview(b"three")]), root=root)
+    assert cache.read_bytes() == b"one two three" and temps(root) == []
+
+    def broken() -> Iterator[bytes]:
+        yield b"half of it"
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(FixtureError) as caught:
+        writes.write_file(cache, broken(), root=root)
+    assert caught.value.code == "io" and "No space left" in str(caught.value)
+    assert cache.read_bytes() == b"one two three" and temps(root) == []
+
+
 def test_write_file_replaces_a_symlink_instead_of_following_it(tree):
     root, evals, outside = tree
     (outside / "target").write_bytes(b"outside")
