@@ -30,7 +30,7 @@ from fixture_migrate.config import iter_selected
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.parallel import ordered_map
 from fixture_migrate.migration.engine import Engine, Options, unexpected
-from fixture_migrate.migration.run import MigrateMode, MigrationRun, Outcome
+from fixture_migrate.migration.run import MigrateMode, MigrationRun, Outcome, scope_of
 from fixture_migrate.migration.status import Status
 from fixture_migrate.migration.unreadable import described
 
@@ -66,7 +66,8 @@ def run_migrate(
     """
     files = report.sources(iter_selected(paths, options))
     named = {path for path in paths if not path.is_dir()}
-    run = MigrationRun.over(files, options, mode, named=named, pins=_pin_index, use_cache=use_cache)
+    scope = scope_of(paths, options.repo_root)
+    run = MigrationRun.over(files, options, mode, named=named, pins=_pin_index, use_cache=use_cache, scope=scope)
     emit = emitter_for(output_format, out=out, root=options.repo_root)
     for family in run.engine.declared:
         for message in family.notes:
@@ -76,17 +77,15 @@ def run_migrate(
     for outcome in run.outcomes(jobs=jobs, track=lambda plans: report.track(plans, "migrate", total)):
         result = outcome.result
         path = result.path
-        if outcome.status in _QUIET and not emit.one_document:
-            # Nothing of the file but a note when verbose: no record made (a run over a large
-            # tree has one such outcome per file).
+        if outcome.status in _QUIET:
+            # Nothing of the file but its record in a document printed at the end, and a note
+            # when verbose: neither made otherwise (a run over a large tree has one per file).
+            if emit.one_document:
+                records.append(_record(outcome))
             if report.verbose:
                 _quiet_note(outcome, report)
             continue
-        record: dict[str, Any] = {"path": _display(path), "status": outcome.status, "adapters": result.adapters}
-        if result.reason and result.status not in (Status.CHANGED, Status.UNCHANGED):
-            record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
-        if result.import_from:
-            record["import_from"] = result.import_from
+        record = _record(outcome)
         if emit.one_document:  # only a document printed at the end needs every file's record
             records.append(record)
         if result.status is Status.ERROR:
@@ -96,10 +95,7 @@ def run_migrate(
             report.error(_display(path), error)
             record["error"] = output.error_record(error)
             continue
-        if result.status in _QUIET:
-            if report.verbose:
-                _quiet_note(outcome, report)
-        elif result.status is Status.OTHER_TOOL:
+        if result.status is Status.OTHER_TOOL:
             report.note(f"{_display(path)}: left for import: {result.reason}")
         elif result.status is Status.UNCLAIMED:
             report.note(
@@ -128,6 +124,18 @@ def run_migrate(
 _QUIET = frozenset({Status.NOT_FIXTURE, Status.SKIPPED, Status.UNCHANGED})
 """The outcomes `migrate` says nothing of but a note when verbose (not even made otherwise: a
 run over a large tree makes one per file)."""
+
+
+def _record(outcome: Outcome) -> dict[str, Any]:
+    """The record of a file's outcome in `--output-format json`'s document (and what the
+    other formats add to as they show it)."""
+    result = outcome.result
+    record: dict[str, Any] = {"path": _display(result.path), "status": outcome.status, "adapters": result.adapters}
+    if result.reason and result.status not in (Status.CHANGED, Status.UNCHANGED):
+        record["reason"] = result.reason  # a claimed file's reason is its adapter (detect -v says more)
+    if result.import_from:
+        record["import_from"] = result.import_from
+    return record
 
 
 def _quiet_note(outcome: Outcome, report: Report) -> None:

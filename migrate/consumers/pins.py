@@ -92,9 +92,11 @@ class _Reader:
     When that call fails, or where there is none, the file's own real path is resolved and
     checked right before it is opened, as for every file before.
 
-    `direct` says of the last file read whether it was read at its own path: no symlink on
-    the way, its real path the root's real path and `relative` (its POSIX path from the root,
-    when the caller gives it)."""
+    `direct` says of the last file read whether it was read at its own path, in the one call
+    that opens below the root and follows no symlink, along `relative` (its POSIX path from
+    the root) itself; `info` is then the `fstat` of what was read. (A file read on the
+    slower path is not direct: a folder swapped between its checks and its open could lead
+    elsewhere, which only the pins may risk.)"""
 
     def __init__(self, root: Path) -> None:
         real_root = os.path.realpath(root)
@@ -102,6 +104,8 @@ class _Reader:
         self._folders: dict[str, str | None] = {}  # folder: its real path below the root + "/", or None
         self._root_fd = -1
         self.direct = False
+        self.info: os.stat_result | None = None
+        self.info: os.stat_result | None = None
         if beneath.available():
             try:
                 self._root_fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY | _FLAGS)
@@ -113,8 +117,8 @@ class _Reader:
             os.close(self._root_fd)
             self._root_fd = -1
 
-    def read(self, path: str, relative: str | None = None) -> bytes | None:
-        self.direct = False
+    def read(self, path: str, relative: str) -> bytes | None:
+        self.direct, self.info = False, None
         try:
             fd = None
             if self._root_fd >= 0:
@@ -137,7 +141,7 @@ class _Reader:
                 if not real.startswith(self._inside):
                     return None  # a folder on its way is now a symlink leading outside the root
                 fd = os.open(real, _FLAGS)
-                direct = relative is not None and real == self._inside + relative
+                direct = False
             try:
                 info = os.fstat(fd)
                 if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
@@ -150,7 +154,7 @@ class _Reader:
                 os.close(fd)
             if len(data) > MAX_TEXT_BYTES:
                 return None
-            self.direct = direct
+            self.direct, self.info = direct, info
             return data
         except OSError:
             return None
@@ -207,23 +211,26 @@ class PinIndex:
 
     def build(
         self,
-        on_read: Callable[[str, bytes], bool] | None = None,
+        on_read: Callable[[str, bytes, os.stat_result], bool] | None = None,
         on_nothing: Callable[[str], object] | None = None,
     ) -> None:
         """Read the index now (again, if it was read).
 
-        `on_read(relative, data)` is called for each file read at its own path (`relative`:
-        POSIX, from the root; `data`: its bytes, at most `MAX_TEXT_BYTES`; a file reached
-        through a symlink is not given), so the caller can learn from the same read what it
-        would read the file for; it returns True when it knows those bytes hold nothing
-        that could pin a file (nothing `scan` would find), and they are not scanned. For such
-        a file whose bytes were scanned and held nothing, `on_nothing(relative)` is called."""
+        `on_read(relative, data, info)` is called for each file read at its own path
+        (`relative`: POSIX, from the root; `data`: its bytes, at most `MAX_TEXT_BYTES`;
+        `info`: the `fstat` of the file read; a file reached through a symlink, or read where
+        the kernel cannot open it below the root in one call, is not given), so the caller
+        can learn from the same read what it would read the file for; it returns True when it
+        knows those bytes hold nothing that could pin a file (nothing `scan` would find), and
+        they are not scanned. For such a file whose bytes add nothing to the index (scanned
+        and holding nothing, or not text: a NUL in its first 8 KiB), `on_nothing(relative)`
+        is called."""
         self._sizes = {}
         self._digests = self._build(on_read, on_nothing)
 
     def _build(
         self,
-        on_read: Callable[[str, bytes], bool] | None = None,
+        on_read: Callable[[str, bytes, os.stat_result], bool] | None = None,
         on_nothing: Callable[[str], object] | None = None,
     ) -> dict[str, str]:
         digests: dict[str, str] = {}
@@ -234,7 +241,7 @@ class PinIndex:
                 if data is None:
                     continue
                 given = on_read is not None and reader.direct
-                if given and on_read(relative, data):  # type: ignore[misc]
+                if given and on_read(relative, data, reader.info):  # type: ignore[misc]
                     continue  # known to pin nothing
                 if data.find(b"\0", 0, 8192) < 0 and scan(data, relative, digests, self._sizes):
                     continue

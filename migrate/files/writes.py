@@ -719,7 +719,9 @@ def write_file(path: Path, data: bytes | Iterable[bytes], *, root: Path | None =
     (those go through `write_atomic`, which keeps another writer's bytes). Atomic (a
     temporary file renamed over it) and under the root rule like every write here (a
     symlink is followed only inside the root). Raises `FixtureError` (`io`, and the root
-    rule's codes)."""
+    rule's codes); an exception the pieces raise is raised as it is, the temporary file
+    removed and the old file kept. Interrupts are held until the rename (`_uninterrupted`),
+    while the pieces are made too."""
     target = resolve_target(path, root)
     with open_directory(target.parent, root) as directory:
         temp = ""

@@ -235,11 +235,15 @@ class Cache:
     first changed line, fields moved to extensions per adapter, reason, pins nothing]` (see
     `FileResult`; the last, whether the pin index found nothing in the bytes, see `pins_nothing`).
 
-    `get` answers a lookup; `put` and `drop` note what this run learnt; `save` writes
-    the file back (merged with what another run may have written meanwhile).
+    `get` answers a lookup; `put` notes a verdict of this run (or forgets the file's);
+    `pins_nothing` and `learn_pins_nothing` read and note whether a file's bytes, read in
+    this run, pin nothing (`entries.see` marks the entries so read); `save` writes the
+    file back (merged with what another run may have written meanwhile). `loaded` is what
+    the cache file was (`_identity`) when its entries were read, or None.
     """
 
     digest = staticmethod(digest)
+    identity = staticmethod(cache_file.identity)
 
     def __init__(
         self, path: Path, key: str, entries: dict[str, list[Any]] | Entries | None = None, root: Path | None = None
@@ -348,10 +352,8 @@ class Cache:
         if self.repo_root is not None:
             # Files renamed or removed since: their entries would only grow the file.
             base = str(self.repo_root)
-            put, dropped = self._put, self._dropped
-            entries.keep(
-                lambda relative: relative in put or relative in dropped or os.path.lexists(os.path.join(base, relative))
-            )
+            put = self._put
+            entries.keep(lambda relative: relative in put or os.path.lexists(os.path.join(base, relative)))
         try:
             _prepare(self.path.parent, self.root, self.repo_root, default_place=self.default_place)
             write_file(self.path, itertools.chain((MAGIC,), cache_file.dump_chunks(self.key, entries)), root=self.root)

@@ -4,9 +4,10 @@ chunks, written one entry a line.
 On disk an entry is, in a JSON object: `relative path: [digest hex, status, adapter names,
 cases, first changed line, fields moved to extensions per adapter, reason, pins nothing]`,
 the last a bool: whether the pin index (`fixture_migrate.consumers.pins`) found nothing in
-those bytes that could pin a file (False when not known). This module writes the object one entry a line (still one JSON document, which
-any JSON reader reads), and reads a file of that layout a few thousand lines at a time,
-so the whole document is never parsed into objects at once. In memory an entry is one
+those bytes that could pin a file (False when not known). This module writes the object
+one entry a line (still one JSON document, which any JSON reader reads), a piece at a
+time (`dump_chunks`), and reads a file of that layout a few thousand lines at a time, so
+the whole document is never parsed into objects at once. In memory an entry is one
 integer (its 128-bit digest and the number of its verdict) under its path, and each
 distinct verdict (the entry less its digest: most files of a tree share a few) is kept
 once. An entry that does not fit that form (a digest that is no 32-digit lower-case hex
@@ -15,6 +16,7 @@ string) is kept as it was read. A file of any other layout is read whole, as bef
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +26,10 @@ CHUNK_BYTES = 1 << 16
 """About how many bytes of entries are parsed at once."""
 
 _VERDICT_BITS = 32
+_DIGEST = (1 << 128) - 1
+_HELD = (1 << (128 + _VERDICT_BITS)) - 1
+"""An entry's integer is, from its lowest bit: its verdict number (30 bits), the bits below,
+its 128-bit digest, and for an entry `seen` in this run the file's identity (64 bits)."""
 _SEEN = 1 << 31
 """The bit of an entry's integer that marks it seen in this run (`see`) (never written: `get`, and
 so `dump`, leave it out); a tree's verdict numbers stay far below it (a few distinct ones)."""
@@ -31,6 +37,14 @@ _LEARNT = 1 << 30
 """The bit that marks an entry whose "pins nothing" this run learnt (`learn_pins_nothing`);
 never written either."""
 _NUMBER = _LEARNT - 1
+
+
+def identity(info: os.stat_result) -> int:
+    """A file's identity as a `stat` gives it, as 64 bits: device, inode, size, and the
+    modification and change times (ns). A file written since (in place, or replaced) has
+    another, but for a write within the same tick of the file system's clock that keeps
+    the size."""
+    return hash((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)) & (2**64 - 1)
 
 
 def valid_entry(entry: Any, statuses: tuple[str, ...]) -> bool:
@@ -82,14 +96,20 @@ class Entries:
 
     def _entry(self, value: int) -> list[Any]:
         status, adapters, cases, line, moved, reason, clean = self._verdicts[value & _NUMBER]
-        return [f"{value >> _VERDICT_BITS:032x}", status, list(adapters), cases, line, dict(moved), reason, clean]
+        digest = value >> _VERDICT_BITS & _DIGEST
+        return [f"{digest:032x}", status, list(adapters), cases, line, dict(moved), reason, clean]
 
-    def see(self, relative: str, content_digest: bytes) -> None:
+    def see(self, relative: str, content_digest: bytes, found: int) -> None:
         """Note that the file at `relative` was read in this run with the bytes whose digest
-        is `content_digest` (16 bytes): when its entry is of those bytes, it is `seen`."""
+        is `content_digest` (16 bytes), the file's `identity` then `found`: when its entry is
+        of those bytes, it is seen (`seen_entry`), else it is not (any more)."""
         value = self._values.get(relative)
-        if value.__class__ is int and value >> _VERDICT_BITS == int.from_bytes(content_digest, "big"):
-            self._values[relative] = value | _SEEN
+        if value.__class__ is not int:
+            return
+        if value >> _VERDICT_BITS & _DIGEST == int.from_bytes(content_digest, "big"):
+            self._values[relative] = value & _HELD | _SEEN | found << (128 + _VERDICT_BITS)
+        elif value & _SEEN:
+            self._values[relative] = value & _HELD & ~_SEEN
 
     def pins_nothing(self, relative: str) -> bool:
         """Whether the entry of `relative` is of the bytes a read of this run found (`see`) and
@@ -114,13 +134,13 @@ class Entries:
         the integer of its 16 bytes)."""
         for relative, value in self._values.items():
             if value.__class__ is int and value & _LEARNT:
-                yield relative, value >> _VERDICT_BITS
+                yield relative, value >> _VERDICT_BITS & _DIGEST
 
     def learn_from(self, other: Entries) -> None:
         """Take what `other` learnt (`learnt`) for the entries here of the same bytes."""
         for relative, digest in other.learnt():
             value = self._values.get(relative)
-            if value.__class__ is int and value >> _VERDICT_BITS == digest:
+            if value.__class__ is int and value >> _VERDICT_BITS & _DIGEST == digest:
                 verdict = self._verdicts[value & _NUMBER]
                 if not verdict[6]:
                     self._values[relative] = value & ~_NUMBER | self._number((*verdict[:6], True))
@@ -130,31 +150,42 @@ class Entries:
         number = self._numbers.get(verdict)
         if number is None:
             number = self._numbers[verdict] = len(self._verdicts)
+            assert number < _LEARNT, "more distinct verdicts than an entry can number"
             self._verdicts.append(verdict)
         return number
 
-    def seen_entry(self, relative: str) -> list[Any] | None:
-        """`get(relative)` when the entry is of the bytes a read of this run found (`see`),
-        else None."""
+    def seen(self, relative: str) -> bool:
+        """Whether the entry of `relative` is of the bytes a read of this run found (`see`)."""
         value = self._values.get(relative)
-        if value.__class__ is not int or not value & _SEEN:
+        return value.__class__ is int and bool(value & _SEEN)
+
+    def seen_entry(self, relative: str, found: int) -> list[Any] | None:
+        """`get(relative)` when the entry is of the bytes a read of this run found (`see`)
+        and the file's `identity` is still `found`, else None."""
+        value = self._values.get(relative)
+        if value.__class__ is not int or not value & _SEEN or value >> (128 + _VERDICT_BITS) != found:
             return None
         return self._entry(value)
 
-    def holds(self, status: str) -> bool:
-        """Whether some entry's verdict may be `status` (a word of `Status`): True when one
-        is, and also when a verdict once held is no entry's any more (so a caller may
-        prepare for it needlessly, but never misses one)."""
-        return any(verdict[0] == status for verdict in self._verdicts) or any(
-            value.__class__ is not int and value[1] == status for value in self._values.values()
-        )
+    def holds(self, status: str, scope: list[str]) -> bool:
+        """Whether an entry of a path in `scope` has the verdict `status` (a word of `Status`).
+        `scope` holds POSIX paths from the root: a folder's ends with `/` (`""`: the root's),
+        and covers every path below it; a file's is the path itself."""
+        numbers = {number for number, verdict in enumerate(self._verdicts) if verdict[0] == status}
+        folders = tuple(place for place in scope if place == "" or place.endswith("/"))
+        files = {place for place in scope if place and not place.endswith("/")}
+        for relative, value in self._values.items():
+            if (value & _NUMBER in numbers) if value.__class__ is int else value[1] == status:
+                if relative in files or relative.startswith(folders):
+                    return True
+        return False
 
     def digest_of(self, relative: str) -> str | None:
         """The digest hex of the entry of `relative`, or None (no entry)."""
         value = self._values.get(relative)
         if value is None:
             return None
-        return f"{value >> _VERDICT_BITS:032x}" if value.__class__ is int else value[0]
+        return f"{value >> _VERDICT_BITS & _DIGEST:032x}" if value.__class__ is int else value[0]
 
     def set(self, relative: str, entry: list[Any]) -> None:
         """Hold `entry` (a valid one, `valid_entry`) for `relative`."""
@@ -169,7 +200,7 @@ class Entries:
                 verdict = (entry[1], tuple(entry[2]), entry[3], entry[4], tuple(entry[5].items()), entry[6], entry[7])
                 self._values[relative] = value << _VERDICT_BITS | self._number(verdict)
                 return
-        self._values[relative] = [digest, entry[1], list(entry[2]), entry[3], entry[4], dict(entry[5]), entry[6], entry[7]]
+        self._values[relative] = [digest, entry[1], list(entry[2]), entry[3], entry[4], dict(entry[5]), *entry[6:8]]
 
     def pop(self, relative: str) -> None:
         """Forget the entry of `relative`, if any."""

@@ -389,41 +389,50 @@ class Engine:
         return result
 
     def cached(self, path: Path) -> FileResult | None:
-        """The cached verdict of `path` (its bytes read and hashed here), or None when the
-        file must be planned: no cache, no entry for its path, other bytes, a change this
-        run must plan, or a file that cannot be read (`plan` reports why)."""
+        """The cached verdict of `path` (its bytes read and hashed here, or read earlier in
+        this run: see `note_read`), or None when the file must be planned: no cache, no entry
+        for its path, other bytes, a change this run must plan, or a file that cannot be read
+        (`plan` reports why)."""
         if self.cache is None:
             return None
         relative = relative_source(path, self.options.repo_root)
         entries = self.cache.entries
         if relative not in entries:
             return None
-        # Its bytes read in this run already (`note_read`) and the entry's: no second read,
-        # but for a change (whose pin check needs the bytes' fingerprint). Not for a path with
-        # a `..`: its relative path is worked out from its spelling, and after a symlinked
+        # Its bytes read in this run already (`note_read`) and the entry's: no second read if
+        # the file is still the one read (its `identity`: not written or replaced since), but
+        # for a change (whose pin check needs the bytes' fingerprint). Not for a path with a
+        # `..`: its relative path is worked out from its spelling, and after a symlinked
         # folder `..` leads elsewhere (the read decides there).
-        hit = entries.seen_entry(relative)
-        if hit is not None and hit[1] != Status.CHANGED and not _climbs(path):
-            return self._found(path, hit, b"")
+        if entries.seen(relative) and not _climbs(path):
+            try:
+                info = os.lstat(path)
+            except OSError:
+                info = None
+            hit = None if info is None else entries.seen_entry(relative, self.cache.identity(info))
+            if hit is not None and hit[1] != Status.CHANGED:
+                return self._found(path, hit, b"")
         try:
             raw = self.read(path)
         except FixtureError:
             return None
         return self._cached(path, (relative, self.cache.digest(raw)), raw)
 
-    def note_read(self, relative: str, data: bytes) -> bool:
+    def note_read(self, relative: str, data: bytes, info: os.stat_result) -> bool:
         """Learn from a read made for another purpose in this run (the pin index's): `data`
-        are the bytes of the file at `relative` (POSIX, from the repo root, read under the
-        root rule at that very path). When the cache's entry of that path is of those bytes,
-        and they are within the file's size limit, `cached` takes its verdict without
-        reading the file again. True when those bytes are also known to hold nothing that
-        could pin a file (the caller need not look: see `note_pins_nothing`)."""
+        are the bytes of the file at `relative` (POSIX, from the repo root), read in one call
+        that opens below the root and follows no symlink, along that very path; `info` the
+        `fstat` of the file read. When the cache's entry of that path is of those bytes, and
+        they are within the file's size limit, `cached` takes its verdict without reading the
+        file again, as long as the file's identity is still `info`'s. True when those bytes
+        are also known to hold nothing that could pin a file (the caller need not look: see
+        `note_pins_nothing`)."""
         cache = self.cache
         if cache is None or relative not in cache.entries:
             return False
         if len(data) > self._reads.limit(relative).bytes:
             return False  # `read` would refuse it now: the file is planned, and the error said
-        cache.entries.see(relative, cache.digest(data))
+        cache.entries.see(relative, cache.digest(data), cache.identity(info))
         return cache.pins_nothing(relative)
 
     def note_pins_nothing(self, relative: str) -> None:

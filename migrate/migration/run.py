@@ -26,6 +26,7 @@ The outcome of a file is a `Status` (`fixture_migrate.migration.status`) and not
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
@@ -139,12 +140,33 @@ def _staged(engine: Engine, files: Files) -> Iterator[Any]:
         yield item
 
 
+def scope_of(paths: Iterable[Path], root: Path) -> list[str]:
+    """Where a run over the named `paths` (files and folders, as given) may find files, as
+    `Entries.holds` takes it: each path's POSIX path from the repo `root`, a folder's ending
+    with `/` (`""` for the root itself); a path outside the root is left out. It decides
+    only when the pin index is built (`MigrationRun._pins_first`): a scope too wide or too
+    narrow costs time, never an answer."""
+    base = os.path.abspath(root)
+    found = []
+    for path in paths:
+        full = os.path.abspath(path)
+        if full == base:
+            found.append("")
+        elif full.startswith(base.rstrip(os.sep) + os.sep):
+            relative = full[len(base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+            found.append(relative + "/" if os.path.isdir(full) else relative)
+    return found
+
+
 class MigrationRun:
     """A `migrate` run with `engine`, treating planned changes as `mode` says; `named` the
     paths named on the command line (never skipped when unreadable); `pins` makes the
     index of the repository's pinned files from its root (an object whose
-    `pinned_by(path, fingerprint)` names the place that pins a file, or gives None), built
-    at the run's first change; None checks no pin.
+    `pinned_by(path, fingerprint)` names the place that pins a file, or gives None, and
+    which may offer `build(on_read=..., on_nothing=...)`, as `PinIndex` does), built at the
+    run's first change, or before the files are planned when the cache can take its reads
+    (`_pins_first`); None checks no pin. `scope` is where the run's files lie (`scope_of`),
+    None when not known.
 
     `outcomes()` plans the run's files and settles each (`settle`); `summary()` is the
     end-of-run document; `save()` writes what the cache learnt. `counts` holds the files
@@ -158,18 +180,20 @@ class MigrationRun:
         *,
         named: Collection[Path] = (),
         pins: Callable[[Path], Any] | None = None,
+        scope: list[str] | None = None,
     ) -> None:
         self.engine = engine
         self.mode = mode
         self.named = named
         self.pins = pins
+        self.scope = scope
         self.files: Files = ()
         self.counts: Counter[Status] = Counter()
         self.cases = 0
         self.moved: Counter[str] = Counter()
         self.other_tools: Counter[str] = Counter()
         self.left = NotMigrated()
-        self._pins: Any = None  # the index of pinned files, built at the first change (`_pinned_by`)
+        self._pins: Any = None  # the index of pinned files: `_pins_first`, or at the first change (`_pinned_by`)
 
     @classmethod
     def over(
@@ -181,10 +205,12 @@ class MigrationRun:
         named: Collection[Path] = (),
         pins: Callable[[Path], Any] | None = None,
         use_cache: bool = False,
+        scope: list[str] | None = None,
     ) -> MigrationRun:
         """A run over `files` with `options`. With `use_cache`, files a cached verdict says
         need nothing are not planned again; a run over a single file keeps no cache (it
-        would only add its upkeep). `files` stays a list when it is one."""
+        would only add its upkeep). `files` stays a list when it is one. `scope` is where
+        the files lie (`scope_of`), when known."""
         if use_cache:
             head = list(itertools.islice(files, 2))
             files = itertools.chain(head, files) if not isinstance(files, list) else files
@@ -195,7 +221,7 @@ class MigrationRun:
 
             cache = Cache.open(options)
         engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff), keep_moves=False)
-        run = cls(engine, mode, named=named, pins=pins)
+        run = cls(engine, mode, named=named, pins=pins, scope=scope)
         run.files = files
         return run
 
@@ -227,7 +253,7 @@ class MigrationRun:
         engine, cache = self.engine, self.engine.cache
         if cache is None or self.pins is None or self.mode.include_pinned or not engine.reuse_changes:
             return
-        if self._pins is not None or not cache.entries.holds(Status.CHANGED):
+        if self._pins is not None or self.scope is None or not cache.entries.holds(Status.CHANGED, self.scope):
             return
         index = self.pins(engine.options.repo_root)
         build = getattr(index, "build", None)

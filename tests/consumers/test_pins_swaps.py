@@ -45,6 +45,6 @@ def test_a_tracked_pipe_or_symlink_is_never_read(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(pins, "_tracked", lambda base: iter(tracked))
     given: list[str] = []
     index = pins.PinIndex(root)
-    index.build(on_read=lambda relative, data: given.append(relative) or False)
+    index.build(on_read=lambda relative, data, info: given.append(relative) or False)
     assert given == ["real.txt"]
     assert index.pinned_by(root / "x.json", (5, "0" * 40, digest)) == "real.txt:1"

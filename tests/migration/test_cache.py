@@ -10,7 +10,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-from fixture_migrate.consumers import pins
 from fixture_migrate.files import beneath
 from fixture_migrate.migration import cache as cache_module
 from fixture_migrate.migration.cache import CACHE_DIR_NAME, ENV_VAR, MAGIC, digest

@@ -122,29 +122,37 @@ def test_seen_entries_read_and_write_as_they_were(pairs, data):
         assert digest is not None
         compact = len(digest) == 32 and all(ch in "0123456789abcdef" for ch in digest)  # held as an integer
         if data.draw(st.booleans()):
-            entries.see(relative, bytes(16) if digest != "0" * 32 else b"\x01" * 16)  # other bytes
+            entries.see(relative, bytes(16) if digest != "0" * 32 else b"\x01" * 16, 7)  # other bytes
         elif compact:
-            entries.see(relative, bytes.fromhex(digest))
+            entries.see(relative, bytes.fromhex(digest), 7)
             marked.add(relative)
-    assert {relative for relative in entries if entries.seen_entry(relative) is not None} == marked
+    assert {relative for relative in entries if entries.seen_entry(relative, 7) is not None} == marked
+    assert all(entries.seen_entry(relative, 8) is None for relative in entries)  # the file is another since
     assert {relative: entries.get(relative) for relative in entries} == before
     assert cache_file.dump(KEY, entries) == written
-    entries.see("not there", bytes(16))
-    assert not entries.seen_entry("not there")
+    entries.see("not there", bytes(16), 7)
+    assert not entries.seen_entry("not there", 7)
+    for relative in marked:  # read again with other bytes: seen no more
+        digest = entries.digest_of(relative)
+        entries.see(relative, bytes(16) if digest != "0" * 32 else b"\x01" * 16, 7)
+        assert entries.seen_entry(relative, 7) is None and not entries.seen(relative)
+    assert {relative: entries.get(relative) for relative in entries} == before
 
 
-def test_holds_says_whether_a_verdict_may_be_there():
+def test_holds_says_whether_a_path_in_scope_has_a_verdict():
     entries = Entries()
-    assert not entries.holds("changed")
-    entries.set("a.json", [KEY, "unchanged", [], 0, 1, {}, "", False])
-    assert not entries.holds("changed")
-    entries.set("b.json", [KEY, "changed", ["x"], 2, 1, {}, "", False])
-    assert entries.holds("changed")
+    assert not entries.holds("changed", [""])
+    entries.set("a/x.json", [KEY, "unchanged", [], 0, 1, {}, "", False])
+    assert not entries.holds("changed", [""])
+    entries.set("a/b/y.json", [KEY, "changed", ["x"], 2, 1, {}, "", False])
+    assert entries.holds("changed", [""]) and entries.holds("changed", ["a/"]) and entries.holds("changed", ["a/b/"])
+    assert entries.holds("changed", ["a/b/y.json"]) and entries.holds("unchanged", ["a/x.json", "c/"])
+    assert not entries.holds("changed", ["a/x.json", "a/b/y", "a/b", "c/", "a/b/y.json/"])
     entries.set("c.json", ["DIGEST", "changed", [], 0, 1, {}, "", False])  # kept as read
-    entries.pop("b.json")
-    assert entries.holds("changed")
+    entries.pop("a/b/y.json")
+    assert entries.holds("changed", ["c.json"]) and not entries.holds("changed", ["a/"])
     entries.pop("c.json")
-    assert entries.holds("changed")  # a verdict no entry holds any more: may prepare needlessly, never miss
+    assert not entries.holds("changed", [""])  # a verdict no entry holds any more
 
 
 def test_pins_nothing_reads_the_seen_entry_s_last_member():
@@ -154,9 +162,10 @@ def test_pins_nothing_reads_the_seen_entry_s_last_member():
     entries.set("c.json", ["DIGEST", "unchanged", [], 0, 1, {}, "", True])  # kept as read: never seen
     assert not entries.pins_nothing("a.json")  # not seen yet
     for relative in ("a.json", "b.json", "c.json"):
-        entries.see(relative, bytes.fromhex(KEY if relative == "a.json" else "0" * 32))
-    assert [entries.pins_nothing(name) for name in ("a.json", "b.json", "c.json", "d.json")] == [True, False, False, False]
-    assert [entries.seen_entry(name) is not None for name in ("a.json", "b.json", "c.json")] == [True, True, False]
+        entries.see(relative, bytes.fromhex(KEY if relative == "a.json" else "0" * 32), 7)
+    names = ("a.json", "b.json", "c.json", "d.json")
+    assert [entries.pins_nothing(name) for name in names] == [True, False, False, False]
+    assert [entries.seen_entry(name, 7) is not None for name in ("a.json", "b.json", "c.json")] == [True, True, False]
 
 
 def _dump_whole(key: str, entries: Entries) -> bytes:
@@ -188,8 +197,8 @@ def test_learnt_pins_nothing_is_one_integer_and_carries_to_the_same_bytes_only()
     entries.set("b.json", ["0" * 32, "unchanged", ["canonical"], 1, 1, {}, "r", False])
     entries.set("c.json", ["0" * 32, "changed", ["x"], 2, 3, {"x": 1}, "", True])
     assert not entries.learn_pins_nothing("a.json")  # not seen: nothing learnt
-    entries.see("a.json", bytes.fromhex(KEY))
-    entries.see("c.json", bytes(16))
+    entries.see("a.json", bytes.fromhex(KEY), 2**64 - 1)
+    entries.see("c.json", bytes(16), 0)
     assert entries.learn_pins_nothing("a.json")
     assert not entries.learn_pins_nothing("a.json")  # already known
     assert not entries.learn_pins_nothing("c.json")  # known before

@@ -65,7 +65,7 @@ def both(tree: Path, monkeypatch, capsys, *extra: str):
     return first, second
 
 
-def test_an_unchanged_tree_reads_each_file_once_but_a_change(tree, monkeypatch, capsys):
+def test_a_re_run_reads_each_file_once_but_a_change(tree, monkeypatch, capsys):
     check(tree, monkeypatch, capsys)  # fills the cache
     read = reads(monkeypatch)
     again = check(tree, monkeypatch, capsys)
@@ -123,23 +123,62 @@ def test_a_file_swapped_for_a_symlink_is_refused_as_before(tree, tmp_path, monke
     assert first.code == 2 and "canonical-4.json" in first.err
 
 
+def builds(monkeypatch) -> list[str]:
+    """How the pin index is built from now on, once a build: "first" (`build`, before the
+    files are planned) or "lazily" (at the run's first change)."""
+    found: list[str] = []
+    real_build, real_inner = pins.PinIndex.build, pins.PinIndex._build
+
+    def build(self, *args, **kwargs):
+        found.append("first")
+        self.built_first = True
+        return real_build(self, *args, **kwargs)
+
+    def inner(self, *args, **kwargs):
+        if not getattr(self, "built_first", False):
+            found.append("lazily")
+        return real_inner(self, *args, **kwargs)
+
+    monkeypatch.setattr(pins.PinIndex, "build", build)
+    monkeypatch.setattr(pins.PinIndex, "_build", inner)
+    return found
+
+
 def test_a_tree_without_a_change_builds_no_index(tree, monkeypatch, capsys):
     (tree / "skills" / "demo" / "evals" / "legacy.json").unlink()
     check(tree, monkeypatch, capsys)
-    built: list[bool] = []
-    monkeypatch.setattr(pins.PinIndex, "_build", lambda self, on_read=None: built.append(True) or {})
+    built = builds(monkeypatch)
     assert check(tree, monkeypatch, capsys).code == 0
     assert built == []
 
 
-def test_a_run_that_writes_or_includes_pinned_files_builds_it_as_before(tree, monkeypatch, capsys):
+def test_a_run_that_writes_shows_diffs_or_includes_pinned_files_builds_it_lazily(tree, monkeypatch, capsys):
     check(tree, monkeypatch, capsys)
-    seen: list[object] = []
-    real_build = pins.PinIndex.build
-    monkeypatch.setattr(pins.PinIndex, "build", lambda self, on_read=None: seen.append(on_read) or real_build(self, on_read))
-    check(tree, monkeypatch, capsys, "--include-pinned")
-    run_cli(["migrate", "--diff", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
-    assert seen == []
+    built = builds(monkeypatch)
+    assert check(tree, monkeypatch, capsys, "--include-pinned").code == 1
+    assert built == []  # pins are not checked at all
+    diff = run_cli(["migrate", "--diff", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert diff.code == 0 and built == ["lazily"]
+    built.clear()
+    assert check(tree, monkeypatch, capsys).code == 1
+    assert built == ["first"]
+
+
+def test_a_run_over_a_folder_without_a_cached_change_reads_no_index(tree, monkeypatch, capsys):
+    other = tree / "skills" / "other" / "evals"
+    other.mkdir(parents=True)
+    (other / "canonical.json").write_text(CANONICAL.replace('"demo"', '"other"'))
+    check(tree, monkeypatch, capsys)  # the cache holds the legacy file's change, in skills/demo
+    built = builds(monkeypatch)
+
+    def run(*named):
+        return run_cli(["migrate", "--check", "--repo-root", str(tree), *map(str, named)], tree, monkeypatch, capsys)
+
+    assert run(other).code == 0 and built == []
+    assert run(other / "canonical.json", tree / "skills" / "demo" / "evals" / "other.json").code == 0 and built == []
+    assert run(tree / "skills" / "demo").code == 1 and built == ["first"]
+    built.clear()
+    assert run(tree / "skills" / "demo" / "evals" / "legacy.json", other).code == 1 and built == ["first"]
 
 
 def test_only_files_read_at_their_own_path_are_given(tmp_path: Path, monkeypatch):
@@ -155,8 +194,13 @@ def test_only_files_read_at_their_own_path_are_given(tmp_path: Path, monkeypatch
     ]
     monkeypatch.setattr(pins, "_tracked", lambda base: iter(tracked))
     given: list[tuple[str, bytes]] = []
-    pins.PinIndex(root).build(on_read=lambda relative, data: given.append((relative, data)))
+    pins.PinIndex(root).build(on_read=lambda relative, data, info: given.append((relative, data)) or False)
     assert given == [("plain.json", b"[]\n"), ("real/a.json", b"{}\n")]
+    # Where the kernel cannot open below the root in one call, nothing is given.
+    monkeypatch.setattr(pins.beneath, "available", lambda: False)
+    given.clear()
+    pins.PinIndex(root).build(on_read=lambda relative, data, info: given.append((relative, data)) or False)
+    assert given == []
 
 
 def scans(monkeypatch) -> list[str]:
@@ -181,7 +225,8 @@ def test_files_known_to_pin_nothing_are_not_scanned_again(tree, monkeypatch, cap
     check(tree, monkeypatch, capsys)  # fills the cache (the index built at the first change)
     scanned = scans(monkeypatch)
     learning = check(tree, monkeypatch, capsys)  # scans every file, learns which pin nothing
-    assert sorted(scanned) == sorted(path.name for path in tree.rglob("*.*") if ".fixture_migrate_cache" not in path.parts)
+    files = [path for path in tree.rglob("*.*") if ".fixture_migrate_cache" not in path.parts]
+    assert sorted(scanned) == sorted(path.name for path in files)
     scanned.clear()
     learnt = check(tree, monkeypatch, capsys)
     # Scanned: what pins something, and what the cache has no entry of.
@@ -243,7 +288,7 @@ def test_a_file_swapped_for_a_pipe_after_its_lstat_is_not_given(tmp_path: Path, 
     monkeypatch.setattr(pins, "_tracked", lambda base: iter([(str(root / "pipe.json"), "pipe.json")]))
     monkeypatch.setattr(os, "lstat", lambda path: regular if str(path).endswith("pipe.json") else real_lstat(path))
     given: list[str] = []
-    pins.PinIndex(root).build(on_read=lambda relative, data: given.append(relative) or False)
+    pins.PinIndex(root).build(on_read=lambda relative, data, info: given.append(relative) or False)
     assert given == []
 
 
@@ -279,3 +324,54 @@ def test_what_a_re_run_learns_merges_over_a_cache_another_run_wrote_meanwhile(tr
     assert merged[other] == document["entries"][other]  # theirs, untouched: not of the bytes this run read
     assert all(entry[7] is True for relative, entry in merged.items() if relative != other)
     assert sorted(merged) == sorted(document["entries"])
+
+
+@pytest.mark.parametrize("how", ["edited", "swapped for a symlink", "removed"])
+def test_a_file_changed_after_the_index_read_it_is_judged_on_what_it_is_then(tree, tmp_path, monkeypatch, capsys, how):
+    """The index reads every file before the walk: a file written, swapped or removed after
+    that read is no longer the file read (its identity), and is read again."""
+    check(tree, monkeypatch, capsys)
+    target = tree / "skills" / "demo" / "evals" / "canonical-2.json"
+    outside = tmp_path / "outside.json"
+    outside.write_text(CANONICAL)
+    real_build = pins.PinIndex.build
+
+    def build_then_change(self, *args, **kwargs):
+        real_build(self, *args, **kwargs)
+        if how == "edited":
+            target.write_text(LEGACY)  # another size: another identity, whatever the clock's tick
+        elif how == "removed":
+            target.unlink()
+        else:
+            target.unlink()
+            target.symlink_to(outside)
+
+    monkeypatch.setattr(pins.PinIndex, "build", build_then_change)
+    result = check(tree, monkeypatch, capsys)
+    expected = {"edited": "would migrate", "swapped for a symlink": "symlink_outside_repo", "removed": "[io]"}
+    (line,) = [line for line in result.err.splitlines() if "canonical-2.json" in line]
+    assert expected[how] in line  # removed: the walk had listed it (a run's first files are listed first)
+    if how == "removed":
+        return
+    monkeypatch.undo()
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    with monkeypatch.context() as patch:
+        without_pins_first(patch)
+        plain = check(tree, monkeypatch, capsys)
+    assert (result.code, result.err) == (plain.code, plain.err)
+
+
+def test_a_change_planned_again_keeps_what_its_entry_knows(tree, monkeypatch, capsys):
+    """`--diff` plans a cached change afresh: its entry, of the same bytes, still says they
+    pin nothing."""
+    check(tree, monkeypatch, capsys)
+    check(tree, monkeypatch, capsys)  # learns
+    (path,) = (tree / ".fixture_migrate_cache").glob("*.cache")
+
+    def legacy_entry():
+        return orjson.loads(path.read_bytes()[len(cache_module.MAGIC) :])["entries"]["skills/demo/evals/legacy.json"]
+
+    assert legacy_entry()[7] is True
+    diff = run_cli(["migrate", "--diff", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert diff.code == 0 and "legacy.json" in diff.out
+    assert legacy_entry()[7] is True
