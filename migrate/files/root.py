@@ -401,6 +401,18 @@ def open_below(name: str, directory_fd: int) -> int:
     return _open_below(name, directory_fd)
 
 
+def lstat_held(path: Path) -> os.stat_result:
+    """`os.lstat(path)`; for a file of a directory a walk holds (`hold_directory`), the same
+    relative to the descriptor held, one name resolved instead of the whole path (the
+    directory the walk listed, even if its path leads elsewhere since). Raises `OSError`."""
+    text = os.fspath(path)
+    directory, _, name = text.rpartition(os.sep)
+    held = _HELD.get(directory)
+    if held is None or name in ("", os.curdir, os.pardir):
+        return os.lstat(text)
+    return os.stat(name, dir_fd=held[0], follow_symlinks=False)
+
+
 def _open_held(path: Path, root: Path) -> int | None:
     """A read-only descriptor of `path` opened relative to the directory a walk holds for it
     (`hold_directory`), or None when none is held (or the open fails: the full walk from

@@ -40,7 +40,7 @@ from fixture_migrate.files.hard_links import HardLinks
 from fixture_migrate.files.moves import move_file
 from fixture_migrate.files.paths import relative_source
 from fixture_migrate.files.reads import RunReads
-from fixture_migrate.files.root import pin_root, resolve_target
+from fixture_migrate.files.root import lstat_held, pin_root, resolve_target
 from fixture_migrate.files.writes import check_new, write_atomic
 from fixture_migrate.migration.status import Status
 from fixture_migrate.migration.unreadable import in_skill_evals
@@ -406,7 +406,7 @@ class Engine:
         # folder `..` leads elsewhere (the read decides there).
         if entries.seen(relative) and not _climbs(path):
             try:
-                info = os.lstat(path)
+                info = lstat_held(path)
             except OSError:
                 info = None
             hit = None if info is None else entries.seen_entry(relative, self.cache.identity(info))

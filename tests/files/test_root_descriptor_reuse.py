@@ -4,6 +4,8 @@ the API) may close that descriptor and reuse its number for another root."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,23 @@ def test_reads_under_other_roots_meanwhile_never_make_a_read_open_another_roots_
     finally:
         for walk in walks:
             walk.close()
+
+
+def test_lstat_held_is_the_file_s_own_lstat_inside_a_walk_and_out(tmp_path: Path):
+    from fixture_migrate.files.root import lstat_held
+
+    root = tmp_path / "repo"
+    (root / "evals").mkdir(parents=True)
+    for name in ("a.json", "b.json"):
+        (root / "evals" / name).write_text("{}\n")
+    (root / "evals" / "c.json").symlink_to(root / "evals" / "a.json")
+    pin_root(root)
+    seen = []
+    for path, _ in iter_files([root], root=root):  # the walk holds each directory while it yields its files
+        held, plain = lstat_held(path), os.lstat(path)
+        seen.append((path.name, (held.st_dev, held.st_ino, held.st_mode) == (plain.st_dev, plain.st_ino, plain.st_mode)))
+    assert seen == [("a.json", True), ("b.json", True)]  # the symlink's target is walked itself
+    assert lstat_held(root / "evals" / "b.json").st_ino == os.lstat(root / "evals" / "b.json").st_ino  # no walk
+    assert stat.S_ISLNK(lstat_held(root / "evals" / "c.json").st_mode)  # the link itself, not followed
+    with pytest.raises(OSError):
+        lstat_held(root / "evals" / "gone.json")
