@@ -262,7 +262,7 @@ class Cache:
         self._put = Entries()  # the verdicts this run learnt (held compact, as `entries`)
         self._dropped: set[str] = set()  # the files whose entry this run forgets
         self._learnt = False  # some entry learnt that its bytes pin nothing (held in `entries`)
-        self.loaded: tuple[int, ...] | None = None  # what the cache file was when `entries` was read from it
+        self.loaded: int | None = None  # what the cache file was (`_identity`) when `entries` was read from it
 
     @classmethod
     def open(cls, options: Any) -> Cache | None:
@@ -274,7 +274,7 @@ class Cache:
         write_root = _write_root(directory, root)
         key = run_key(options)
         path = directory / f"{key}.cache"
-        identity: list[tuple[int, ...]] = []
+        identity: list[int] = []
         state, entries = _scan(
             directory, root, read=path.name, load=lambda fd, name: _load_below(fd, name, key, identity)
         )
@@ -522,18 +522,18 @@ def _read_below(directory_fd: int, name: str, limit: int) -> bytes:
         os.close(fd)
 
 
-def _identity(path: Path) -> tuple[int, ...] | None:
-    """Device, inode, size and modification time (ns) of the file `path` itself (a symlink
-    is not followed), or None: a cache file is only ever replaced whole, so the same
-    identity is the same file, unwritten since."""
+def _identity(path: Path) -> int | None:
+    """`cache_file.identity` of the regular file `path` itself (a symlink is not followed),
+    or None: a cache file is only ever replaced whole, so the same identity is the same
+    file, unwritten since."""
     try:
         info = os.lstat(path)
     except OSError:
         return None
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
+    return cache_file.identity(info) if stat.S_ISREG(info.st_mode) else None
 
 
-def _load_below(directory_fd: int, name: str, key: str, identity: list[tuple[int, ...]] | None = None) -> Entries:
+def _load_below(directory_fd: int, name: str, key: str, identity: list[int] | None = None) -> Entries:
     """The entries of the cache file `name` below `directory_fd`, opened as `_read_below`
     opens it, and read a block at a time (`cache_file.Loader`): never held whole. A file not
     in the layout this module writes is read whole, as `_read_below` reads it. `identity`
@@ -547,7 +547,7 @@ def _load_below(directory_fd: int, name: str, key: str, identity: list[tuple[int
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CACHE_BYTES:
             return Entries()
         if identity is not None:
-            identity.append((info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
+            identity.append(cache_file.identity(info))
         loader = cache_file.Loader(MAGIC + cache_file.header(key), CACHEABLE)
         total = 0
         while chunk := os.read(fd, 1 << 20):

@@ -28,8 +28,9 @@ CHUNK_BYTES = 1 << 16
 _VERDICT_BITS = 32
 _DIGEST = (1 << 128) - 1
 _HELD = (1 << (128 + _VERDICT_BITS)) - 1
-"""An entry's integer is, from its lowest bit: its verdict number (30 bits), the bits below,
-its 128-bit digest, and for an entry `seen` in this run the file's identity (64 bits)."""
+"""The bits of an entry's integer below a seen file's identity. From its lowest bit the
+integer holds: its verdict number (30 bits), the `_LEARNT` and `_SEEN` bits, its 128-bit
+digest, and for an entry seen in this run (`see`) the file's `identity` (64 bits)."""
 _SEEN = 1 << 31
 """The bit of an entry's integer that marks it seen in this run (`see`) (never written: `get`, and
 so `dump`, leave it out); a tree's verdict numbers stay far below it (a few distinct ones)."""

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.files.parallel import Done, ordered_map
-from fixture_migrate.files.paths import diff_name
+from fixture_migrate.files.paths import diff_name, relative_source
 from fixture_migrate.migration.engine import Engine, FileResult, Options, fingerprint
 from fixture_migrate.migration.groups import NotMigrated
 from fixture_migrate.migration.status import Status
@@ -146,15 +146,13 @@ def scope_of(paths: Iterable[Path], root: Path) -> list[str]:
     with `/` (`""` for the root itself); a path outside the root is left out. It decides
     only when the pin index is built (`MigrationRun._pins_first`): a scope too wide or too
     narrow costs time, never an answer."""
-    base = os.path.abspath(root)
     found = []
     for path in paths:
-        full = os.path.abspath(path)
-        if full == base:
+        relative = relative_source(Path(path), root)
+        if relative == "." or relative == "":
             found.append("")
-        elif full.startswith(base.rstrip(os.sep) + os.sep):
-            relative = full[len(base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
-            found.append(relative + "/" if os.path.isdir(full) else relative)
+        elif relative != ".." and not relative.startswith("../"):
+            found.append(relative + "/" if os.path.isdir(path) else relative)
     return found
 
 
@@ -244,8 +242,9 @@ class MigrationRun:
             yield self.settle(result, diff)
 
     def _pins_first(self) -> None:
-        """In a run whose cache holds a "would change" it may take (`--check`), the index of
-        pinned files is needed anyway: it is built before the files are planned, and its
+        """In a run whose cache holds a "would change" it may take (`--check`) for a file in
+        the run's `scope`, the index of pinned files will be needed (unless that file
+        changed since): it is built before the files are planned, and its
         read of each tracked file spares the cache a second read of it (`Engine.note_read`);
         the cache tells it the files whose bytes it knows to pin nothing, which it then
         does not scan, and learns those it finds so (`Engine.note_pins_nothing`).

@@ -51,7 +51,7 @@ def test_reads_under_other_roots_meanwhile_never_make_a_read_open_another_roots_
             walk.close()
 
 
-def test_lstat_held_is_the_file_s_own_lstat_inside_a_walk_and_out(tmp_path: Path):
+def test_lstat_held_is_the_file_s_own_lstat_inside_a_walk_and_out(tmp_path: Path, monkeypatch):
     from fixture_migrate.files.root import lstat_held
 
     root = tmp_path / "repo"
@@ -62,7 +62,10 @@ def test_lstat_held_is_the_file_s_own_lstat_inside_a_walk_and_out(tmp_path: Path
     pin_root(root)
     seen = []
     for path, _ in iter_files([root], root=root):  # the walk holds each directory while it yields its files
-        held, plain = lstat_held(path), os.lstat(path)
+        plain = os.lstat(path)
+        with monkeypatch.context() as patch:  # relative to the directory held: no lstat of the path
+            patch.setattr(os, "lstat", lambda *args, **kwargs: pytest.fail("the whole path was resolved"))
+            held = lstat_held(path)
         seen.append((path.name, (held.st_dev, held.st_ino, held.st_mode) == (plain.st_dev, plain.st_ino, plain.st_mode)))
     assert seen == [("a.json", True), ("b.json", True)]  # the symlink's target is walked itself
     assert lstat_held(root / "evals" / "b.json").st_ino == os.lstat(root / "evals" / "b.json").st_ino  # no walk
