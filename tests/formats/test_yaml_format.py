@@ -10,7 +10,7 @@ import pytest
 from fixture_migrate.cli.app import main
 from fixture_migrate.formats import load_document
 from fixture_migrate.formats.yaml_text import double_quoted, plain_ok, plain_value, tagged_value
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
@@ -548,8 +548,13 @@ def test_directory_walk_reads_yaml_and_yml(tmp_path, capsys):
 @settings(max_examples=property_examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(legacy_payloads(), st.integers(0, 1))
 def test_any_payload_as_yaml_migrates_as_json_does(data, variant):
+    text = _to_yaml(data, variant, width=30)
+    # ruamel's emitter can fold a double-quoted scalar right after an escape (`"\x06` then
+    # `0 0` on the next line reads back as `\x06 0 0`): such a text holds other data, which
+    # is no case of this property.
+    assume(YAML(typ="safe").load(text) == data)
     expected = outcome("skills/demo/evals/a.json", json.dumps(data, ensure_ascii=False).encode())
-    got = outcome("skills/demo/evals/a.yaml", _to_yaml(data, variant, width=30).encode())
+    got = outcome("skills/demo/evals/a.yaml", text.encode())
     assert got == expected or (expected[0] == got[0] == "error")
 
 
