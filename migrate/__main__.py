@@ -1,3 +1,3 @@
-from fixture_migrate.cli.app import main
+from fixture_migrate.cli.entry import main
 
 raise SystemExit(main())

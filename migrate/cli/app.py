@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.claiming.registry import RegistryError
-from fixture_migrate.cli import commands
+from fixture_migrate.cli import GC_THRESHOLD, commands
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
     AsMigrated,
@@ -538,11 +538,10 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     if argv is None:  # the process is this run's (not a caller's, as in tests)
-        # A run allocates many short-lived containers and keeps few: collecting the youngest
-        # generation every 700 allocations costs more than it frees. Objects alive now
-        # (modules, the app) are never looked at again; worker processes inherit both.
+        # The thresholds of a run (`GC_THRESHOLD`). Objects alive now (modules, the app) are
+        # never looked at again; worker processes inherit both.
         gc.freeze()
-        gc.set_threshold(20_000, 20, 20)
+        gc.set_threshold(*GC_THRESHOLD)
     streams = (sys.stdout, sys.stderr)
     if _github_requested(list(sys.argv[1:] if argv is None else argv)):
         # Every line printed, by this tool or by the command-line parser (a usage error that
