@@ -26,6 +26,8 @@ Scenarios and goals (issue "Speed round 3"; CPU ratios, `--jobs 1`):
       (and the same on every CPU, for its wall time)
   (h) the same over a tree of canonical files only                       <= 2.5x B
   (b) migrate --check again on the unchanged tree (the cache)            <= 0.6x B
+      and, without a goal, its floor (`bench/floor.py`): the start-up, walk,
+      reads below the root, hashes and identity checks a warm run cannot skip
   (c) validate --no-ref-check over (a)'s tree                            <= 6x B
   (d) its peak RSS                                                       <= 100 MiB
   (i) validate --no-ref-check over a 1,000-file tree like (a)'s          <= 6x B
@@ -241,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         if "b" in wanted:
             run(check(root, *one), env=env)  # fills the cache
             rows.append(("b", "(b) migrate --check again, unchanged tree (cache), --jobs 1", check(root, *one), files_txt, 0.6, env))
+            floor = [sys.executable, str(HERE / "floor.py"), str(root)]
+            rows.append(("b", "(b) its floor: walk, read below the root, hash (floor.py)", floor, files_txt, None, None))
         if "c" in wanted:
             rows.append(("c", f"(c) validate --no-ref-check, {n} files, --jobs 1", validate(root, *one), files_txt, 6.0, None))
         if "i" in wanted:
