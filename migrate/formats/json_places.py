@@ -84,6 +84,8 @@ def places(body: bytes, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list
     bytes, with no decoding but that of the lines they are on."""
     found = _item_members(body, paths, data)
     if found is not None:
+        if None not in found and all(map(int.__lt__, found, found[1:])):  # in order: the common case
+            return _ordered_byte_line_columns(body, found)  # type: ignore[arg-type]
         return _byte_line_columns(body, found)
     text = body.decode("utf-8")
     return line_columns(text, _walked(text, paths))
@@ -159,6 +161,29 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
         if index.__class__ is not int or index < 0 or path[-1] != key or path[:-2] != prefix:  # type: ignore[operator]
             return None
         indexes.append(index)  # type: ignore[arg-type]
+    starts = _proven_starts(text, prefix, key, data)
+    if starts is None:
+        return None
+    count = len(starts)
+    return [starts[index] if index < count else None for index in indexes]
+
+
+def item_member_places(body: bytes, prefix: NodePath, key: str, data: Any) -> list[tuple[int, int]] | None:
+    """`places(body, paths, data)` of the paths to member `key` of every item of the list at
+    `prefix`, in order (`[(*prefix, 0, key), (*prefix, 1, key), ...]`), without those paths:
+    the places of the ids of every case of a file. `body` is the UTF-8 JSON text (without its
+    byte order mark), `data` its value. None where `_item_members` would not prove them
+    (the caller then asks `places` for the paths)."""
+    if key.__class__ is not str or _NAME.fullmatch(key) is None:
+        return None
+    starts = _proven_starts(body, prefix, key, data)
+    return None if starts is None else _ordered_byte_line_columns(body, starts)
+
+
+def _proven_starts(text: str | bytes, prefix: NodePath, key: str, data: Any) -> list[int] | None:
+    """The offset of the value of member `key` (a name `_NAME` matches) of each item of the
+    list at `prefix`, in order, when `_item_members` proves them (its docstring says how),
+    else None. `text` and `data` as `_item_members` takes them."""
     try:
         if data is _UNKNOWN:
             data = orjson.loads(text)
@@ -182,6 +207,10 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
     count = len(items)
     binary = text.__class__ is bytes
     backslash = b"\\" if binary else "\\"
+    pattern = _KEY_AT.get((key, binary))
+    if pattern is None:
+        source = rf'"{key}"[ \t\r\n]*:[ \t\r\n]*'
+        pattern = _KEY_AT[key, binary] = re.compile(source.encode() if binary else source)
     if backslash in text:  # a member named `key` may be written with an escape: count them all
         try:
             compact = orjson.dumps(data)
@@ -190,18 +219,18 @@ def _item_members(text: str | bytes, paths: Sequence[NodePath], data: Any = _UNK
         quoted = f'"{key}":'.encode()
         if compact.count(b"{" + quoted) + compact.count(b"," + quoted) != count:
             return None
-    pattern = _KEY_AT.get((key, binary))
-    if pattern is None:
-        source = rf'"{key}"[ \t\r\n]*:[ \t\r\n]*'
-        pattern = _KEY_AT[key, binary] = re.compile(source.encode() if binary else source)
-    starts: list[int] = []
-    for match in pattern.finditer(text):  # type: ignore[arg-type]
-        at = match.start()
-        if at and text[at - 1 : at] != backslash:
-            starts.append(match.end())
+        starts: list[int] = []
+        for match in pattern.finditer(text):  # type: ignore[arg-type]
+            at = match.start()
+            if at and text[at - 1 : at] != backslash:
+                starts.append(match.end())
+    else:
+        # No backslash: no match follows one. (A match at the very start is no member: the
+        # text is valid JSON, whose top-level value a colon never follows.)
+        starts = [match.end() for match in pattern.finditer(text) if match.start()]  # type: ignore[arg-type]
     if len(starts) != count:
         return None
-    return [starts[index] if index < count else None for index in indexes]
+    return starts
 
 
 class _Walk:
@@ -332,5 +361,36 @@ def _byte_line_columns(body: bytes, offsets: Sequence[int | None]) -> list[tuple
         piece = body[previous:offset]
         column += len(piece) if piece.isascii() else len(piece.decode("utf-8"))
         found[number] = (line, column)
+        previous = offset
+    return found
+
+
+def _ordered_byte_line_columns(body: bytes, offsets: Sequence[int]) -> list[tuple[int, int]]:
+    """`_byte_line_columns` of `offsets` given in increasing order (none None): no sort, and
+    where `body` is ASCII, each column straight from the offset where its line starts."""
+    found: list[tuple[int, int]] = []
+    append = found.append
+    count, rfind = body.count, body.rfind
+    line, previous = 1, 0
+    if body.isascii():
+        line_start = 0
+        for offset in offsets:
+            between = count(b"\n", previous, offset)
+            if between:
+                line += between
+                line_start = rfind(b"\n", previous, offset) + 1
+            append((line, offset - line_start + 1))
+            previous = offset
+        return found
+    column = 1
+    for offset in offsets:
+        between = count(b"\n", previous, offset)
+        if between:
+            line += between
+            previous = rfind(b"\n", previous, offset) + 1
+            column = 1
+        piece = body[previous:offset]
+        column += len(piece) if piece.isascii() else len(piece.decode("utf-8"))
+        append((line, column))
         previous = offset
     return found

@@ -23,7 +23,7 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Path as NodePath
-from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, _case_paths
 
 _CASE_MEMBERS: dict[str, tuple[str, ...]] = {
     c.MISSING_ID: ("id", "name"),
@@ -207,6 +207,9 @@ class CasePlaces:
         for kind, unit, value in segments:
             if kind == "at":
                 places.extend(value)
+            elif kind == "items":
+                assert file is not None
+                places.extend(_items_placed_in(file, unit, *value))
             else:
                 assert file is not None
                 places.extend(_placed_in(file, unit, value))
@@ -228,12 +231,32 @@ def _segments(
 ) -> tuple[list[tuple[str, int, list[Any]]], tuple[Any, bytes] | None]:
     """Per unit of `origins`, `("at", unit, places)` or, with `defer`, for the units of one JSON
     file read with unique keys, `("json", unit, member paths)` to place later from that
-    file's `(path, raw bytes)`, given beside. A case without a place (no document, no unit, a
-    file read despite a repeated key) is None."""
+    file's `(path, raw bytes)`, given beside; or, for a unit whose cases are every item of
+    its case list and each has the member the error is about (`_every_case_has`),
+    `("items", unit, [list path, member, count])`. A case without a place (no document, no
+    unit, a file read despite a repeated key) is None."""
     segments: list[tuple[str, int, list[Any]]] = []
     file: tuple[Any, bytes] | None = None
-    for loaded, unit, cases, count in origins.units():
+    code = error.get("reason_code")
+    # A code about a case member alone (a duplicate id): its first member is where most
+    # cases point. Others (inherited members, source refs) take the general way.
+    member = None if code in _REF_CODES or code in _FILE_MEMBERS else next(iter(_CASE_MEMBERS.get(code, ())), None)
+    for loaded, index, count in origins.counts():
         document = loaded.document
+        found = _every_case_has(loaded, index, count, member) if member is not None else None
+        if found is not None:
+            prefix, data = found
+            if defer:
+                if file is None or file[0] == document.path:  # type: ignore[union-attr]
+                    file = (document.path, document.raw)  # type: ignore[union-attr]
+                    segments.append(("items", index, [prefix, member, count]))
+                    continue
+            else:
+                placed = _items_placed(document, prefix, member, data)  # type: ignore[arg-type]
+                if placed is not None:
+                    segments.append(("at", index, placed))
+                    continue
+        loaded, unit, cases = _case_paths(loaded, index, count)
         if document is None or unit is None or cases is None:
             segments.append(("at", -1, [None] * count))
             continue
@@ -246,6 +269,44 @@ def _segments(
         else:
             segments.append(("at", unit, document.locate_all(unit, paths)))
     return segments, file
+
+
+def _every_case_has(loaded: Any, index: int, count: int, member: str) -> tuple[NodePath, Any] | None:
+    """`(path of the case list, the unit's data)` when unit `index` of a JSON file read with
+    unique keys (and no span tree built) gave its `count` cases from every item of its case
+    list, and each has `member`: then the case at item `i` points at `(*path, i, member)`,
+    as `member_paths` would find; else None."""
+    document = loaded.document
+    if document is None or getattr(document, "syntax", None) != "json" or not getattr(document, "unique_keys", False):
+        return None
+    if "spans" in document.__dict__ or index >= len(document.units):
+        return None  # placed by the span tree, as `JsonDocument.locate_all` then places
+    data = document.units[index].data
+    if data.__class__ is list:
+        prefix: NodePath = ()
+        entries = data
+    elif isinstance(data, dict):
+        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
+        if key is None:
+            return None
+        prefix, entries = (key,), data[key]
+    else:
+        return None
+    # As many cases as items: every item is an object (`_case_paths` counts those).
+    if len(entries) != count:
+        return None
+    for entry in entries:
+        if entry.__class__ is not dict or member not in entry:
+            return None
+    return prefix, data
+
+
+def _items_placed(document: Any, prefix: NodePath, member: str, data: Any) -> list[Place] | None:
+    """`json_places.item_member_places` of the JSON `document`'s bytes (None: not proven)."""
+    from fixture_migrate.formats.json_places import item_member_places
+
+    raw = document.raw
+    return item_member_places(raw[3:] if document.bom else raw, prefix, member, data)  # type: ignore[return-value]
 
 
 def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Place]:
@@ -263,3 +324,23 @@ def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Pla
         document = JsonDocument(path, raw)
         document.spans  # noqa: B018 - built now: `locate_all` then places by it, matching and walking no more
         return document.locate_all(unit, paths)
+
+
+def _items_placed_in(file: tuple[Any, bytes], unit: int, prefix: NodePath, member: str, count: int) -> list[Place]:
+    """The places of `member` of each of the `count` items of the list at `prefix` in the
+    JSON file `(path, raw bytes)` (read with unique keys): matched by key
+    (`json_places.item_member_places`), else as `_placed_in` places their paths."""
+    from fixture_migrate.formats import BOM
+    from fixture_migrate.formats.json_places import item_member_places
+
+    raw = file[1]
+    body = raw[3:] if raw.startswith(BOM) else raw
+    try:
+        import orjson
+
+        placed = item_member_places(body, prefix, member, orjson.loads(body))
+    except orjson.JSONDecodeError:
+        placed = None
+    if placed is not None and len(placed) == count:
+        return placed  # type: ignore[return-value]
+    return _placed_in(file, unit, [(*prefix, i, member) for i in range(count)])

@@ -213,6 +213,11 @@ class CaseOrigins(Sequence[CaseOrigin]):
         self._units.append((loaded, index, count))
         self._made = None
 
+    def counts(self) -> list[tuple[LoadedFile, int, int]]:
+        """Per unit read: the file, the unit's index and how many cases it gave (what
+        `units` works out the rest from)."""
+        return list(self._units)
+
     def units(self) -> list[tuple[LoadedFile, int | None, list[NodePath] | None, int]]:
         """Per unit read: the file, the unit's index (None when the file has no such unit),
         the payload path of each of its cases (None when unknown), as `CaseOrigin`s say

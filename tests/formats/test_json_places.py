@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fixture_migrate.formats.json_format import JsonDocument
-from fixture_migrate.formats.json_places import Unusual, line_columns, places, value_offsets
+from fixture_migrate.formats.json_places import Unusual, item_member_places, line_columns, places, value_offsets
 from fixture_migrate.formats.json_text import parse_spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -173,6 +173,7 @@ def test_item_members_are_the_span_trees(items, shape, escape):
     }[shape]
     prefix = {"payload": ("cases",), "bare": (), "nested": ("suite", "cases"), "top_id": ("cases",)}[shape]
     paths = [(*prefix, index, "id") for index in range(len(items) + 1)]
+    proven = 0
     for text in layouts(value):
         if escape and '"id"' in text:
             at = text.rindex('"id"')
@@ -183,6 +184,16 @@ def test_item_members_are_the_span_trees(items, shape, escape):
         # From the bytes: lines and columns (in characters) as the decoded text has them.
         assert places(text.encode("utf-8"), paths) == line_columns(text, spans)
         assert places(text.encode("utf-8"), paths, json.loads(text)) == line_columns(text, spans)
+        # Every item's member at once, without the paths: the same places wherever it
+        # proves them (None sends the caller to `places`).
+        every = item_member_places(text.encode("utf-8"), prefix, "id", json.loads(text))
+        if every is not None:
+            assert every == line_columns(text, spans[: len(items)])
+            proven += 1
+    plain = json.dumps(items, ensure_ascii=False)
+    if items and all("id" in item for item in items) and shape in ("payload", "bare") and not escape:
+        if plain.count("id") == len(items) and "\\" not in plain:
+            assert proven == len(layouts(value))  # `id` nowhere else, no escape: proven in every layout
 
 
 def test_item_members_are_matched_where_proven_and_walked_elsewhere(monkeypatch):
@@ -209,3 +220,19 @@ def test_places_from_bytes_count_characters_on_long_lines():
     expected = line_columns(text, [span_start(text, path) for path in paths])
     assert expected[-1][0] == 1 and expected[-1][1] < len(text.encode("utf-8"))  # one line, counted in characters
     assert places(text.encode("utf-8"), paths) == expected
+
+
+def test_every_items_member_is_placed_in_order_on_ascii_and_other_lines():
+    # The ids of every case on lines of ASCII alone and on lines with characters of two to
+    # four bytes, and CRLF line ends: each column counts characters, as the decoded text's.
+    for note in ("plain", "é工😀"):
+        cases = [{"input": note * n, "id": f"c{n}"} for n in range(12)]
+        text = json.dumps({"cases": cases}, indent=2, ensure_ascii=False).replace("\n", "\r\n")
+        paths = [("cases", n, "id") for n in range(12)]
+        expected = line_columns(text, [span_start(text, path) for path in paths])
+        assert item_member_places(text.encode("utf-8"), ("cases",), "id", json.loads(text)) == expected
+    # Not a name the match can take, no such list, an item without the member: not proven.
+    text = '{"cases": [{"id": 1}, {"x": 2}]}'
+    assert item_member_places(text.encode(), ("cases",), "id", json.loads(text)) is None
+    assert item_member_places(text.encode(), ("suite",), "id", json.loads(text)) is None
+    assert item_member_places(b'{"cases": [{"a b": 1}]}', ("cases",), "a b", {"cases": [{"a b": 1}]}) is None
