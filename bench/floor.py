@@ -6,8 +6,9 @@ bytes, and check that the file is still the one it read. This loop does exactly 
 nothing else: one `os.scandir` per folder; per file one `openat2` below the root
 (`fixture_migrate.files.beneath.open_beneath`, the call the tool reads with), `fstat`,
 `read`, `close`, the cache's 128-bit XXH3 digest kept in a dict, and one `lstat`
-relative to the root. It loads no configuration, no ignore rules and no cache file, and
-decides nothing.
+relative to the root. Where the kernel has no `openat2`, a plain `openat` of the path
+with `O_NOFOLLOW` stands in (less than the tool does there: a lower floor still). It
+loads no configuration, no ignore rules and no cache file, and decides nothing.
 
     python bench/floor.py ROOT
 """
@@ -27,9 +28,7 @@ from fixture_migrate.files import beneath
 def main(root: str) -> int:
     flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
     root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    if not beneath.available():
-        print("floor: no openat2 here", file=sys.stderr)
-        return 2
+    below = beneath.available()  # without it, a plain open of the path: a lower floor still
     digests: dict[str, bytes] = {}
     folders = [""]
     while folders:
@@ -40,9 +39,15 @@ def main(root: str) -> int:
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(relative)
                     continue
-                fd = beneath.open_beneath(root_fd, relative, flags)
-                if fd is None:
-                    continue
+                if below:
+                    fd = beneath.open_beneath(root_fd, relative, flags)
+                    if fd is None:
+                        continue
+                else:
+                    try:
+                        fd = os.open(relative, flags, dir_fd=root_fd)
+                    except OSError:
+                        continue
                 try:
                     size = os.fstat(fd).st_size
                     digests[relative] = xxh3_128_digest(os.read(fd, size + 1))

@@ -42,12 +42,6 @@ FLOOR = BENCH.parent / "floor.py"
 
 
 def test_the_floor_of_the_warm_run_reads_every_regular_file_and_no_symlink(tmp_path):
-    from fixture_migrate.files import beneath
-
-    if not beneath.available():
-        import pytest
-
-        pytest.skip("no openat2 on this kernel: the floor of (b) is not measured here")
     (tmp_path / "a" / "b").mkdir(parents=True)
     for name in ("x.json", "a/y.json", "a/b/z.json"):
         (tmp_path / name).write_text("{}", encoding="utf-8")
