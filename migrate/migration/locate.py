@@ -330,16 +330,16 @@ def _items_placed_in(file: tuple[Any, bytes], unit: int, prefix: NodePath, membe
     """The places of `member` of each of the `count` items of the list at `prefix` in the
     JSON file `(path, raw bytes)` (read with unique keys): matched by key
     (`json_places.item_member_places`), else as `_placed_in` places their paths."""
+    import orjson
+
     from fixture_migrate.formats import BOM
     from fixture_migrate.formats.json_places import item_member_places
 
     raw = file[1]
     body = raw[3:] if raw.startswith(BOM) else raw
     try:
-        import orjson
-
         placed = item_member_places(body, prefix, member, orjson.loads(body))
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError:  # a number orjson refuses: the general way reads it
         placed = None
     if placed is not None and len(placed) == count:
         return placed  # type: ignore[return-value]
