@@ -76,13 +76,16 @@ def value_offsets(text: str, paths: Sequence[NodePath], data: Any = _UNKNOWN) ->
     return found if found is not None else _walked(text, paths)
 
 
-def places(body: bytes, paths: Sequence[NodePath], data: Any = _UNKNOWN) -> list[tuple[int, int] | None]:
+def places(
+    body: bytes, paths: Sequence[NodePath], data: Any = _UNKNOWN, *, match: bool = True
+) -> list[tuple[int, int] | None]:
     """`line_columns(text, value_offsets(text, paths, data))` for the UTF-8 JSON text `body`
     (without its byte order mark; `text` its decoding): the 1-based line and column (in
     characters) of the value at each of `paths`, or None. Raises `Unusual` as
     `value_offsets` does. The ids of a file's cases (`_item_members`) are placed from the
-    bytes, with no decoding but that of the lines they are on."""
-    found = _item_members(body, paths, data)
+    bytes, with no decoding but that of the lines they are on. `match=False` goes straight to
+    the walk: for a caller whose `item_member_places` of the same list proved nothing."""
+    found = _item_members(body, paths, data) if match else None
     if found is not None:
         if None not in found and all(map(int.__lt__, found, found[1:])):  # in order: the common case
             return _ordered_byte_line_columns(body, found)  # type: ignore[arg-type]

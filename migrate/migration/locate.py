@@ -256,6 +256,10 @@ def _segments(
                 if placed is not None:
                     segments.append(("at", index, placed))
                     continue
+                # Not proven: the same proof would fail again by the paths; walk to them.
+                paths = [(*prefix, i, member) for i in range(count)]
+                segments.append(("at", index, _placed_in((document.path, document.raw), index, paths, match=False)))  # type: ignore[union-attr]
+                continue
         loaded, unit, cases = _case_paths(loaded, index, count)
         if document is None or unit is None or cases is None:
             segments.append(("at", -1, [None] * count))
@@ -309,7 +313,7 @@ def _items_placed(document: Any, prefix: NodePath, member: str, data: Any) -> li
     return item_member_places(raw[3:] if document.bom else raw, prefix, member, data)  # type: ignore[return-value]
 
 
-def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Place]:
+def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any], *, match: bool = True) -> list[Place]:
     """`JsonDocument.locate_all` of `paths` in the JSON file `(path, raw bytes)` (read with
     unique keys), from those bytes: matched by key or walked to (`json_places.places`), or by its span
     tree where neither goes (`json_places.Unusual`)."""
@@ -319,7 +323,7 @@ def _placed_in(file: tuple[Any, bytes], unit: int, paths: list[Any]) -> list[Pla
 
     path, raw = file
     try:
-        return places(raw[3:] if raw.startswith(BOM) else raw, paths)
+        return places(raw[3:] if raw.startswith(BOM) else raw, paths, match=match)
     except Unusual:
         document = JsonDocument(path, raw)
         document.spans  # noqa: B018 - built now: `locate_all` then places by it, matching and walking no more
@@ -343,4 +347,4 @@ def _items_placed_in(file: tuple[Any, bytes], unit: int, prefix: NodePath, membe
         placed = None
     if placed is not None and len(placed) == count:
         return placed  # type: ignore[return-value]
-    return _placed_in(file, unit, [(*prefix, i, member) for i in range(count)])
+    return _placed_in(file, unit, [(*prefix, i, member) for i in range(count)], match=placed is not None)

@@ -16,6 +16,7 @@ from pathlib import Path
 from fixture_migrate.config import Options
 from fixture_migrate.contract.validate import RefChecker
 from fixture_migrate.formats import json_places
+from fixture_migrate.formats.json_format import JsonDocument
 from fixture_migrate.migration.engine import Engine
 from fixture_migrate.migration.reader import Reader
 from fixture_migrate.migration.validation import check_file
@@ -103,3 +104,24 @@ def test_the_places_of_every_cases_id_are_those_each_case_gives_alone(tmp_path):
         sent = pickle.loads(pickle.dumps(checked))  # placed in the main process, from the bytes
         assert [checked.dup_places[i] for i in range(len(alone))] == alone, shape
         assert [sent.dup_places[i] for i in range(len(alone))] == alone, shape
+
+
+def test_ids_the_match_cannot_prove_are_walked_to_without_a_second_try(tmp_path, monkeypatch):
+    # One id written with an escape: the match proves nothing, and the paths are walked to
+    # (not matched again through `places`), in process and after pickling.
+    text = _SHAPES["escaped"].replace("V", CANONICAL)
+    path = tmp_path / "skills" / "s" / "evals" / "cases.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    reader = Reader(Engine(Options(tmp_path)))
+    tries: list[int] = []
+    real = json_places._proven_starts
+    monkeypatch.setattr(json_places, "_proven_starts", lambda *args: tries.append(1) or real(*args))
+    for pickled in (False, True):
+        checked = check_file(reader, path, RefChecker(tmp_path, check_exists=False), place=True)
+        if pickled:
+            checked = pickle.loads(pickle.dumps(checked))
+        tries.clear()
+        by_spans = JsonDocument(path, path.read_bytes())
+        assert [checked.dup_places[i] for i in (0, 1)] == [by_spans.locate(0, ("cases", i, "id")) for i in (0, 1)]
+        assert tries == [1]
