@@ -165,7 +165,8 @@ class Reader:
         return cases
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
-        """`(case number, place)` of each case that is not an object, over the file's payloads."""
+        """`(case number, place)` of each case that is not an object, over the file's payloads
+        (the place None where it cannot be told: a file read despite a repeated key)."""
         assert loaded.document is not None
         found = []
         for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
@@ -178,7 +179,11 @@ class Reader:
                 continue  # no case list, or every case a plain dict (told in C)
             for i, entry in enumerate(entries):
                 if not isinstance(entry, dict):
-                    found.append((i + 1, loaded.document.locate(index, (key, i))))
+                    try:
+                        place = loaded.document.locate(index, (key, i))
+                    except FixtureError:  # a file read despite a repeated key has no span tree to place by
+                        place = None
+                    found.append((i + 1, place))
         return found
 
 

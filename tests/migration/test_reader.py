@@ -70,6 +70,24 @@ def test_non_object_cases_are_placed(reader: Reader, tmp_path: Path):
     assert reader.non_object_cases(loaded) == [(2, (4, 3))]
 
 
+def test_non_object_cases_of_a_file_with_a_repeated_key_are_told_without_a_place(tmp_path: Path, capsys):
+    # Found by a break attempt: the place was asked of a span tree such a file cannot have,
+    # and `validate` ended in an internal error instead of reporting the repeat.
+    from fixture_migrate.cli.app import main
+
+    text = '{"skill": "s", "skill": "s", "schema_version": "spec-first.workflow-eval-fixtures.v1", "cases": [{"id": "x"}, 1]}'
+    path = write(tmp_path, "skills/s/evals/f.json", text)
+    reader = Reader(Engine(Options(repo_root=tmp_path)))
+    loaded = reader.load(path, last_duplicate_wins=True)
+    assert loaded.duplicate is not None
+    assert reader.non_object_cases(loaded) == [(2, None)]
+    code = main(["validate", "--no-ref-check", "--output-format", "json", "--repo-root", str(tmp_path), str(path)])
+    assert code == 2  # bad input (the repeat, the non-object case)
+    out, err = capsys.readouterr()
+    assert "internal error" not in err
+    assert '"reason_code": "duplicate_key"' in out and '"reason_code": "case_not_object"' in out
+
+
 def test_validation_errors_count_duplicates_across_files_and_give_origins(reader: Reader, tmp_path: Path):
     body = '{"skill": "demo", "cases": [{"id": "a", "input": "x", "coverage_tags": ["t"], "source_refs": ["r.md"]}]}'
     files = [reader.load(write(tmp_path, name, body)) for name in ("one.json", "two.json")]
