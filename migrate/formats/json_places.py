@@ -354,23 +354,15 @@ def _byte_line_columns(body: bytes, offsets: Sequence[int | None]) -> list[tuple
     byte is scanned again per offset (a long line holding many offsets is decoded piece by piece)."""
     order = sorted((offset, n) for n, offset in enumerate(offsets) if offset is not None)
     found: list[tuple[int, int] | None] = [None] * len(offsets)
-    line, column, previous = 1, 1, 0
-    for offset, number in order:
-        between = body.count(b"\n", previous, offset)
-        if between:
-            line += between
-            previous = body.rfind(b"\n", previous, offset) + 1
-            column = 1
-        piece = body[previous:offset]
-        column += len(piece) if piece.isascii() else len(piece.decode("utf-8"))
-        found[number] = (line, column)
-        previous = offset
+    for (_, number), place in zip(order, _ordered_byte_line_columns(body, [offset for offset, _ in order])):
+        found[number] = place
     return found
 
 
 def _ordered_byte_line_columns(body: bytes, offsets: Sequence[int]) -> list[tuple[int, int]]:
-    """`_byte_line_columns` of `offsets` given in increasing order (none None): no sort, and
-    where `body` is ASCII, each column straight from the offset where its line starts."""
+    """`_byte_line_columns` of `offsets` given in order (none None, none smaller than the one
+    before): no sort, and where `body` is ASCII, each column straight from the offset where
+    its line starts."""
     found: list[tuple[int, int]] = []
     append = found.append
     count, rfind = body.count, body.rfind

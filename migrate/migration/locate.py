@@ -23,7 +23,7 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.target import Path as NodePath
-from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, _case_paths
+from fixture_migrate.migration.reader import CaseOrigin, CaseOrigins, _case_paths, case_list
 
 _CASE_MEMBERS: dict[str, tuple[str, ...]] = {
     c.MISSING_ID: ("id", "name"),
@@ -286,16 +286,10 @@ def _every_case_has(loaded: Any, index: int, count: int, member: str) -> tuple[N
     if "spans" in document.__dict__ or index >= len(document.units):
         return None  # placed by the span tree, as `JsonDocument.locate_all` then places
     data = document.units[index].data
-    if data.__class__ is list:
-        prefix: NodePath = ()
-        entries = data
-    elif isinstance(data, dict):
-        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
-        if key is None:
-            return None
-        prefix, entries = (key,), data[key]
-    else:
+    found = case_list(data)
+    if found is None:
         return None
+    prefix, entries = found
     # As many cases as items: every item is an object (`_case_paths` counts those).
     if len(entries) != count:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from fixture_migrate.claiming.rules import Claim, Verdict
 from fixture_migrate.adapting.protocol import Adapter
@@ -257,13 +258,9 @@ def _case_paths(loaded: LoadedFile, index: int, count: int) -> tuple[LoadedFile,
     assert loaded.document is not None
     if index >= len(loaded.document.units):
         return loaded, None, None
-    data = loaded.document.units[index].data
-    if isinstance(data, list):
-        paths: list[NodePath] = [(i,) for i, entry in enumerate(data) if isinstance(entry, dict)]
-    else:
-        key = next((k for k in ("cases", "examples") if isinstance(data.get(k), list)), None)
-        entries = data[key] if key is not None else []
-        paths = [(key, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
+    found = case_list(loaded.document.units[index].data)
+    prefix, entries = found if found is not None else ((), [])
+    paths: list[NodePath] = [(*prefix, i) for i, entry in enumerate(entries) if isinstance(entry, dict)]
     if len(paths) != count:
         return loaded, index, None
     return loaded, index, paths
@@ -320,3 +317,16 @@ def validation_errors(
             if places is not None:
                 places.append(CaseOrigin(loaded))
     return errors, problems
+
+
+def case_list(data: Any) -> tuple[NodePath, list[Any]] | None:
+    """`(its payload path, the list)` of the case list of a unit's `data`: the unit itself
+    when it is a bare case list (path `()`), else its `cases` or, failing that, `examples`
+    array (the reference's case list); None when it has none."""
+    if isinstance(data, list):
+        return (), data
+    if isinstance(data, dict):
+        for key in ("cases", "examples"):
+            if isinstance(data.get(key), list):
+                return (key,), data[key]
+    return None

@@ -88,7 +88,7 @@ def test_the_places_of_every_cases_id_are_those_each_case_gives_alone(tmp_path):
 
     for number, (shape, text) in enumerate(_SHAPES.items()):
         root = tmp_path / str(number)
-        path = root / "skills" / "s" / "evals" / ("cases.json" if shape != "bare list" else "cases.json")
+        path = root / "skills" / "s" / "evals" / "cases.json"
         path.parent.mkdir(parents=True)
         path.write_bytes(text.replace("V", CANONICAL).encode("utf-8"))
         reader = Reader(Engine(Options(root)))
