@@ -73,6 +73,19 @@ def normalize_extensions(entry: dict[str, Any]) -> dict[str, Any]:
     return extensions
 
 
+def case_outcome(entry: dict[str, Any]) -> Any:
+    """A case's expected outcome (reference: `normalizeFixturePayload`): the value of the first
+    of `contract.OUTCOME_SOURCES` it has, else an object of its `contract.OUTCOME_OBJECT_KEYS`
+    when it has one of `contract.OUTCOME_OBJECT_TRIGGERS`, else None."""
+    for key in c.OUTCOME_SOURCES:
+        if key in entry:
+            return entry[key]
+    for key in c.OUTCOME_OBJECT_TRIGGERS:
+        if key in entry:
+            return {key: entry[key] for key in c.OUTCOME_OBJECT_KEYS if key in entry}
+    return None
+
+
 def normalize_payload(
     payload: Any,
     *,
@@ -134,9 +147,6 @@ def normalize_payload(
 
     copy_set = _COPY_KEYS
     input_sources = c.INPUT_SOURCES
-    outcome_sources = c.OUTCOME_SOURCES
-    outcome_triggers = c.OUTCOME_OBJECT_TRIGGERS
-    outcome_keys = c.OUTCOME_OBJECT_KEYS
     canonical = c.CANONICAL_SCHEMA_VERSION
     truthy = c.js_truthy
     for index, entry in enumerate(case_list(payload)):
@@ -188,16 +198,7 @@ def normalize_payload(
                     break
             else:
                 case_input = ""
-        for key in outcome_sources:
-            if key in entry:
-                outcome = entry[key]
-                break
-        else:
-            outcome = None
-            for key in outcome_triggers:
-                if key in entry:
-                    outcome = {key: entry[key] for key in outcome_keys if key in entry}
-                    break
+        outcome = case_outcome(entry)
         note = get("boundary_note")
         if note is not None and not (
             note != "" and (note[0] not in blank_start or note.strip(whitespace) != "")

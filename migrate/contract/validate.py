@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.contract import rules as c
-from fixture_migrate.contract.normalize import NormalizedCase
+from fixture_migrate.contract.normalize import NormalizedCase, case_list, case_outcome, resolve_skill
 
 ValidationError = dict[str, Any]
 """`{reason_code, message, skill, id, source_file, ...extra}`, as the reference builds it."""
@@ -290,3 +290,111 @@ def has_bucket_tag(entry: NormalizedCase, bucket: str) -> bool:
     """True when the case's `coverage_tags` array holds `bucket` (`hasBucketTag`)."""
     tags = entry.get("coverage_tags")
     return isinstance(tags, list) and bucket in tags
+
+
+def clean_case_ids(
+    payload: Any, refs: RefChecker, *, source_file: str | None, skill: str | None = None
+) -> tuple[str, list[str]] | None:
+    """`(skill, ids)` of the cases `normalize_payload(payload, source_file=source_file,
+    skill=skill)` gives, in order, when `validate_case` finds no error in any of them: proven
+    without building them. None where this cannot prove it (a case with an error, or any
+    value of a type or form it does not follow: a non-object case, a tag or ref that
+    `string_array` would drop, a boundary case without an expected outcome); the caller then
+    normalizes and validates the cases.
+
+    The rules are the reference's (`normalizeFixturePayload`, `validateNormalizedCase`), as
+    `normalize_payload` and `validate_case` write them: a case's skill is the file's, its id
+    its own or its name's slug or `case-<n>`, its input the first non-blank of
+    `contract.INPUT_SOURCES`, its tags and refs the file's then its own, its authority its
+    own if truthy else the file's. Every id returned is a `str`, and so is the skill.
+    """
+    if payload.__class__ is not dict:
+        return None
+    resolved = resolve_skill(payload, skill, source_file)
+    if resolved.__class__ is not str or not _text(resolved):
+        return None
+    file_tags = c.string_array(payload.get("coverage_tags"))
+    file_refs = c.string_array(payload.get("source_refs"))
+    if not all(_valid_tag(tag) for tag in file_tags):
+        return None
+    file_authority = payload.get("source_ref_authority")
+    if not c.js_truthy(file_authority):
+        file_authority = c.DEFAULT_SOURCE_REF_AUTHORITY
+    blank_start, whitespace = c.JS_WHITESPACE_SET, c.JS_WHITESPACE
+    authorities = c.SOURCE_REF_AUTHORITIES
+    valid_tags = _VALID_TAGS
+    problems = refs.problems
+    ids: list[str] = []
+    for index, entry in enumerate(case_list(payload)):
+        if entry.__class__ is not dict:
+            return None
+        get = entry.get
+        authority = get("source_ref_authority")
+        if authority is None or not (authority if authority.__class__ is str else c.js_truthy(authority)):
+            authority = file_authority
+        if authority.__class__ is not str or authority not in authorities:
+            return None
+        tags = get("coverage_tags")
+        if tags is None:
+            tags = file_tags
+        elif tags.__class__ is list:
+            for tag in tags:  # every own tag a valid one (`string_array` keeps each then)
+                if tag.__class__ is not str or not (valid_tags.get(tag) or _valid_tag(tag)):
+                    return None
+            if file_tags:
+                tags = file_tags + tags
+        else:
+            return None
+        if not tags:
+            return None
+        own_refs = get("source_refs")
+        if own_refs is None:
+            if not file_refs:
+                return None
+            own_refs = ()
+        elif own_refs.__class__ is list:
+            for ref in own_refs:  # every own ref a non-blank string (`string_array` keeps each then)
+                if ref.__class__ is not str or ref == "" or (ref[0] in blank_start and ref.strip(whitespace) == ""):
+                    return None
+            if not own_refs and not file_refs:
+                return None
+        else:
+            return None
+        source_authority = authority == "source"
+        for ref in file_refs:
+            if problems(ref, source_authority):
+                return None
+        for ref in own_refs:
+            if problems(ref, source_authority):
+                return None
+        case_id = get("id")
+        if not (case_id.__class__ is str and case_id != "" and case_id[0] not in blank_start):
+            if case_id.__class__ is str and case_id.strip(whitespace) != "":
+                pass  # a string starting with a blank and holding more: the id, as it is
+            elif case_id is not None and case_id.__class__ is not str:
+                return None
+            else:
+                name = get("name")
+                if name is None:
+                    case_id = f"case-{index + 1}"
+                elif name.__class__ is str:
+                    case_id = c.slugify(name) if _text(name) else f"case-{index + 1}"
+                    if not _text(case_id):
+                        return None
+                else:
+                    return None
+        value = get("input")  # the first of `contract.INPUT_SOURCES`: another one is not followed
+        if not (
+            value.__class__ is str and value != "" and (value[0] not in blank_start or value.strip(whitespace) != "")
+        ):
+            return None
+        if "trigger" in tags or "expected" in tags or "boundary" in tags:
+            outcome = case_outcome(entry)
+            if not (
+                outcome.__class__ is str
+                and outcome != ""
+                and (outcome[0] not in blank_start or outcome.strip(whitespace) != "")
+            ) and not c.is_non_empty_expected(outcome):
+                return None
+        ids.append(case_id)
+    return resolved, ids

@@ -16,6 +16,7 @@ from fixture_migrate.contract.validate import (
     CaseIdRegistry,
     RefChecker,
     ValidationError,
+    clean_case_ids,
     make_error,
     validate_cases,
 )
@@ -164,6 +165,29 @@ class Reader:
             if origins is not None:
                 origins.add(placed_in, index, len(found))
         return cases
+
+    def clean_case_ids(self, loaded: LoadedFile, refs: RefChecker) -> tuple[int, str, str | None, list[str]] | None:
+        """For a file with one payload to read (one unit with an adapter, not a bare case
+        list): `(unit index, skill, source file, ids)` of its normalized cases when
+        `validate_case` finds no error in any of them (`contract.validate.clean_case_ids`),
+        proven without normalizing them; else None (the caller reads them with `cases`).
+        The skill and source file are those of every such case."""
+        assert loaded.document is not None
+        found = None
+        for index, (unit, adapter) in enumerate(zip(loaded.document.units, loaded.adapters, strict=True)):
+            if adapter is None:
+                continue
+            if found is not None or unit.shape != "payload":
+                return None
+            found = index, unit
+        if found is None:
+            return None
+        index, unit = found
+        context = self.engine.options.context(loaded.path)
+        clean = clean_case_ids(unit.data, refs, source_file=context.source_file, skill=context.skill)
+        if clean is None:
+            return None
+        return index, clean[0], context.source_file, clean[1]
 
     def non_object_cases(self, loaded: LoadedFile) -> list[tuple[int, tuple[int, int] | None]]:
         """`(case number, place)` of each case that is not an object, over the file's payloads

@@ -104,6 +104,22 @@ def check_file(
         entry = make_error(c.DUPLICATE_KEY, {"source_file": source_file}, loaded.duplicate.message, **where)
         checked.head.append((entry, error_place(CaseOrigin(loaded), entry) if place else None))
     origins = CaseOrigins()
+    failed: list[tuple[int, list[ValidationError]]] = []
+    digest = xxh3_64_intdigest
+    # Most files hold one payload whose every case is valid: proven without normalizing it.
+    clean = None if as_migrated or keep_cases else reader.clean_case_ids(loaded, refs)
+    if clean is not None:
+        unit, skill, shared_file, ids = clean
+        origins.add(loaded, unit, len(ids))
+        start = f"{skill}:"
+        # `case_key`, inlined as below.
+        checked.keys = [digest((start + case_id).encode("utf-8", "surrogatepass")) or 1 for case_id in ids]
+        checked.ids = ids
+        if ids:
+            checked.shared = (skill, shared_file)
+        _place(checked, origins, failed, place)
+        _tail(checked, reader, loaded, source_file, place)
+        return checked
     try:
         cases = reader.cases(loaded, as_migrated=as_migrated, origins=origins)
     except FixtureError as error:
@@ -112,9 +128,7 @@ def check_file(
     if keep_cases:
         checked.normalized = cases
     keys, ids = checked.keys, checked.ids
-    failed: list[tuple[int, list[ValidationError]]] = []
     js_string = c.js_string
-    digest = xxh3_64_intdigest
     # Every case of most files has the file's skill and source file (the same objects):
     # `shared` then, else each case's own in `owners`.
     shared = (cases[0].get("skill"), cases[0].get("source_file")) if cases else None
@@ -137,6 +151,15 @@ def check_file(
         checked.shared = shared
     elif cases:
         checked.owners = [(entry.get("skill"), entry.get("source_file")) for entry in cases]
+    _place(checked, origins, failed, place)
+    _tail(checked, reader, loaded, source_file, place)
+    return checked
+
+
+def _place(
+    checked: CheckedFile, origins: CaseOrigins, failed: list[tuple[int, list[ValidationError]]], place: bool
+) -> None:
+    """`checked.errors` from the errors `failed` of each case (by index), placed with `place`."""
     if place:
         # Every error of the file placed in one walk of its text (`error_places`); the place a
         # duplicate id would have, only if one turns up (`CasePlaces`).
@@ -146,6 +169,10 @@ def check_file(
         checked.dup_places = CasePlaces(origins, {"reason_code": c.DUPLICATE_CASE_ID})
     else:
         checked.errors = [(index, [(error, None) for error in found]) for index, found in failed]
+
+
+def _tail(checked: CheckedFile, reader: Reader, loaded: Any, source_file: str, place: bool) -> None:
+    """The errors of the file's cases that are not objects, after the others."""
     for number, where in reader.non_object_cases(loaded):
         extra = {"line": where[0], "column": where[1]} if where else {}
         message = f"case {number} is not an object"
@@ -155,7 +182,6 @@ def check_file(
         # too, as a repeated key is.
         line, column = where if where else (None, None)
         checked.problems.append(FixtureError(message, code=c.CASE_NOT_OBJECT, line=line, column=column))
-    return checked
 
 
 def duplicate_error(skill: Any, case_id: Any, source_file: Any, previous: Any) -> ValidationError:
