@@ -62,8 +62,17 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
+    import signal
+
     from fixture_migrate.files.root import keep_directories
 
+    # Ctrl-C reaches every process of the terminal's group. Only the parent acts on it: it
+    # stops handing out work and shuts the pool down. A worker interrupted in the middle of
+    # taking a task or handing back a result would leave the pool's queue locked, and the
+    # parent waiting for it at shutdown for ever. (SIGTERM still ends a worker: the pool then
+    # breaks, which the parent is told of.)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     # A worker reads files directory after directory, and holds none of the walk's open
     # directories: it keeps the last few it opened under the root rule (closed when it ends).
@@ -127,7 +136,8 @@ def ordered_map(
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     segments = _segments(itertools.chain(head, source), CHUNK, grow_after=jobs * AHEAD)
     start_args = (os.getpid(), initializer, initargs)
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args) as pool:
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args)
+    try:
         pending: collections.deque[Any] = collections.deque()
         in_flight = 0
 
@@ -154,6 +164,12 @@ def ordered_map(
                 in_flight -= 1
             top_up()
             yield from values
+    except BaseException:
+        # Interrupted, or the consumer stopped early: no task not yet started is run; the
+        # workers end once their current chunk is done.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 LOOKAHEAD = 1024

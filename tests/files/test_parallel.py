@@ -92,3 +92,70 @@ def test_chunks_grow_once_every_worker_has_work():
     flat = [value for ready, chunk in segments for value in chunk]
     assert flat == [item.value if isinstance(item, Done) else item for item in items]
     assert all(len(chunk) <= LARGE_CHUNK for _, chunk in segments)
+
+
+def _signal_handlers(_: int) -> tuple[object, object, int]:
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM), os.getpid()
+
+
+def test_workers_leave_ctrl_c_to_the_parent():
+    """A worker interrupted while taking a task or handing back a result would leave the
+    pool's queue locked: workers ignore SIGINT, and SIGTERM still ends them."""
+    previous = signal.signal(signal.SIGINT, lambda *_: None)  # as the command line's handler
+    try:
+        found = list(ordered_map(_signal_handlers, range(200), jobs=2, initializer=_noop, initargs=()))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert {pid for _, _, pid in found} - {os.getpid()}, "the work ran in worker processes"
+    assert {(sigint, sigterm) for sigint, sigterm, _ in found} == {(signal.SIG_IGN, signal.SIG_DFL)}
+
+
+def _slow_square(n: int) -> int:
+    time.sleep(0.002)
+    return n * n
+
+
+def test_a_consumer_that_stops_ends_the_pool_promptly():
+    results = ordered_map(_slow_square, range(5000), jobs=2, initializer=_noop, initargs=())
+    started = time.monotonic()
+    assert [next(results) for _ in range(3)] == [0, 1, 4]
+    results.close()  # as a KeyboardInterrupt raised at the consumer's `yield` does
+    # What is left in flight is at most a few chunks (about 0.1 s each); the 5,000 items
+    # would take 5 s on two workers.
+    assert time.monotonic() - started < 3
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc (Linux)")
+def test_ctrl_c_stops_a_run_on_workers(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, once the workers
+    run: the run ends with 130 and says it was interrupted (it used to hang in about one
+    run in four: a worker interrupted while taking a task left the pool's queue locked)."""
+    generate(tmp_path, 3000, canonical_share=0.9, seed=3, repeated_ids=True)
+    command = [sys.executable, "-m", "fixture_migrate", "validate", "--no-ref-check", "--jobs", "2", str(tmp_path)]
+    interrupted = 0
+    for delay in (0.0, 0.05, 0.1, 0.15, 0.2):
+        run = subprocess.Popen(
+            command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
+        children = Path(f"/proc/{run.pid}/task/{run.pid}/children")
+        deadline = time.monotonic() + 20
+        while run.poll() is None and time.monotonic() < deadline:
+            if children.exists() and len(children.read_text().split()) >= 2:
+                break
+            time.sleep(0.01)
+        time.sleep(delay)
+        try:
+            os.killpg(run.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            _, err = run.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            pytest.fail(f"the run hung after SIGINT, {delay} s after its workers started")
+        assert run.returncode in (1, 130), err
+        if run.returncode == 130:
+            assert b"interrupted" in err
+            interrupted += 1
+    assert interrupted, "no run was still going when SIGINT came"
