@@ -527,6 +527,10 @@ def _github_requested(argv: list[str]) -> bool:
     return any(a == "--output-format" and b == "github" for a, b in zip(argv, argv[1:]))
 
 
+_READ_ONLY = frozenset({"normalize", "validate", "detect", "suggest", "adapters", "schema"})
+"""The commands that never write a file: an interrupted run of one says so."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with `argv` (default: `sys.argv[1:]`); returns the exit code.
 
@@ -543,7 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLD)
     streams = (sys.stdout, sys.stderr)
-    if _github_requested(list(sys.argv[1:] if argv is None else argv)):
+    args = sys.argv[1:] if argv is None else argv
+    if _github_requested(list(args)):
         # Every line printed, by this tool or by the command-line parser (a usage error that
         # quotes a value), goes through the same inert-line filter as the report.
         sys.stdout, sys.stderr = github_stream(sys.stdout), github_stream(sys.stderr)
@@ -552,10 +557,12 @@ def main(argv: list[str] | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             previous[signum] = signal.signal(signum, _interrupt)
     try:
-        args = sys.argv[1:] if argv is None else argv
         _app_for(args)(args=args, prog_name="fixture-migrate")
     except _Interrupted as exc:
-        say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
+        if args and args[0] in _READ_ONLY:
+            say_error("fixture-migrate: interrupted (this command changes no file)")
+        else:
+            say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
         return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)

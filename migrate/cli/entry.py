@@ -6,14 +6,22 @@ process's own before the rest of the tool is imported: the collector's threshold
 generation every 700 allocations while the command line (typer's modules and this
 tool's) is imported. `fixture_migrate.cli.app.main` sets them again, for a caller
 that imports the app itself, and freezes what is alive by then.
+
+Ctrl-C while the app is imported (before `main` handles it) ends the run with 130 and
+one line, never a traceback.
 """
 
 import gc
+import sys
 
 from fixture_migrate.cli import GC_THRESHOLD
 
 gc.set_threshold(*GC_THRESHOLD)
 
-from fixture_migrate.cli.app import main  # noqa: E402 - after the threshold, on purpose
+try:
+    from fixture_migrate.cli.app import main  # noqa: E402 - after the threshold, on purpose
+except KeyboardInterrupt:
+    sys.stderr.write("fixture-migrate: interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["main"]

@@ -40,3 +40,35 @@ def test_python_dash_m_runs_the_same_main() -> None:
     done = subprocess.run([sys.executable, "-m", "fixture_migrate", "--version"], capture_output=True, text=True)
     assert done.returncode == 0
     assert done.stdout.startswith("fixture-migrate ")
+
+
+def test_ctrl_c_while_the_app_is_imported_is_one_line_and_130() -> None:
+    # In a fresh process, Ctrl-C arriving as typer is imported (before `main` handles it).
+    probe = (
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def spy(name, *args, **kwargs):\n"
+        "    if name == 'typer':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = spy\n"
+        "import fixture_migrate.cli.entry\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "fixture-migrate: interrupted\n")
+
+
+def test_an_interrupted_read_only_command_says_it_changes_no_file(tmp_path, capsys, monkeypatch) -> None:
+    import os
+    import signal
+
+    from fixture_migrate.cli import commands
+
+    def interrupted(*args: object, **kwargs: object) -> int:
+        os.kill(os.getpid(), signal.SIGINT)
+        raise AssertionError("the handler raises first")
+
+    (tmp_path / "a.json").write_text("{}")
+    monkeypatch.setattr(commands, "run_validate", interrupted)
+    assert main(["validate", "--repo-root", str(tmp_path), str(tmp_path)]) == 130
+    assert capsys.readouterr().err == "fixture-migrate: interrupted (this command changes no file)\n"
