@@ -292,15 +292,24 @@ def has_bucket_tag(entry: NormalizedCase, bucket: str) -> bool:
     return isinstance(tags, list) and bucket in tags
 
 
+def _distinct(values: list[Any]) -> Any:
+    """The items of `values` without repeats (all of them where one cannot be hashed)."""
+    try:
+        return dict.fromkeys(values)
+    except TypeError:
+        return values
+
+
 def clean_case_ids(
     payload: Any, refs: RefChecker, *, source_file: str | None, skill: str | None = None
-) -> tuple[str, list[str]] | None:
+) -> tuple[str, list[str]] | int:
     """`(skill, ids)` of the cases `normalize_payload(payload, source_file=source_file,
     skill=skill)` gives, in order, when `validate_case` finds no error in any of them: proven
-    without building them. None where this cannot prove it (a case with an error, or any
-    value of a type or form it does not follow: a non-object case, a tag or ref that
-    `string_array` would drop, a boundary case without an expected outcome); the caller then
-    normalizes and validates the cases.
+    without building them. Where this cannot prove it (a case with an error, or any value of
+    a type or form it does not follow: a non-object case, a tag or ref that `string_array`
+    would drop, a boundary case without an expected outcome), the number of cases at the
+    start of the case list proven valid (each an object, so the first cases normalized):
+    the caller then normalizes the cases, and needs to validate only those after them.
 
     The rules are the reference's (`normalizeFixturePayload`, `validateNormalizedCase`), as
     `normalize_payload` and `validate_case` write them: a case's skill is the file's, its id
@@ -309,14 +318,14 @@ def clean_case_ids(
     own if truthy else the file's. Every id returned is a `str`, and so is the skill.
     """
     if payload.__class__ is not dict:
-        return None
+        return 0
     resolved = resolve_skill(payload, skill, source_file)
     if resolved.__class__ is not str or not _text(resolved):
-        return None
+        return 0
     file_tags = c.string_array(payload.get("coverage_tags"))
     file_refs = c.string_array(payload.get("source_refs"))
     if not all(_valid_tag(tag) for tag in file_tags):
-        return None
+        return 0
     file_authority = payload.get("source_ref_authority")
     if not c.js_truthy(file_authority):
         file_authority = c.DEFAULT_SOURCE_REF_AUTHORITY
@@ -324,55 +333,67 @@ def clean_case_ids(
     authorities = c.SOURCE_REF_AUTHORITIES
     valid_tags = _VALID_TAGS
     problems = refs.problems
+    files_clean: dict[bool, bool] = {}
     ids: list[str] = []
     for index, entry in enumerate(case_list(payload)):
         if entry.__class__ is not dict:
-            return None
+            return index
         get = entry.get
         authority = get("source_ref_authority")
         if authority is None or not (authority if authority.__class__ is str else c.js_truthy(authority)):
             authority = file_authority
         if authority.__class__ is not str or authority not in authorities:
-            return None
+            return index
+        # The case's tags as a collection (each once, when there are many): what is asked of
+        # them is whether each is valid and whether a bucket's tag is among them.
         tags = get("coverage_tags")
         if tags is None:
             tags = file_tags
         elif tags.__class__ is list:
+            if len(tags) >= 8:
+                tags = _distinct(tags)
             for tag in tags:  # every own tag a valid one (`string_array` keeps each then)
                 if tag.__class__ is not str or not (valid_tags.get(tag) or _valid_tag(tag)):
-                    return None
+                    return index
             if file_tags:
-                tags = file_tags + tags
+                tags = file_tags + list(tags)
         else:
-            return None
+            return index
         if not tags:
-            return None
+            return index
         own_refs = get("source_refs")
         if own_refs is None:
             if not file_refs:
-                return None
+                return index
             own_refs = ()
         elif own_refs.__class__ is list:
+            if len(own_refs) >= 4:  # a ref repeated is looked at once
+                own_refs = _distinct(own_refs)
             for ref in own_refs:  # every own ref a non-blank string (`string_array` keeps each then)
                 if ref.__class__ is not str or ref == "" or (ref[0] in blank_start and ref.strip(whitespace) == ""):
-                    return None
+                    return index
             if not own_refs and not file_refs:
-                return None
+                return index
         else:
-            return None
+            return index
         source_authority = authority == "source"
-        for ref in file_refs:
-            if problems(ref, source_authority):
-                return None
+        # The file's refs are looked at once per authority; a ref repeated is looked at once.
+        file_clean = files_clean.get(source_authority)
+        if file_clean is None:
+            file_clean = files_clean[source_authority] = not any(
+                problems(ref, source_authority) for ref in dict.fromkeys(file_refs)
+            )
+        if not file_clean:
+            return index
         for ref in own_refs:
             if problems(ref, source_authority):
-                return None
+                return index
         case_id = get("id")
         if not (case_id.__class__ is str and case_id != "" and case_id[0] not in blank_start):
             if case_id.__class__ is str and case_id.strip(whitespace) != "":
                 pass  # a string starting with a blank and holding more: the id, as it is
             elif case_id is not None and case_id.__class__ is not str:
-                return None
+                return index
             else:
                 name = get("name")
                 if name is None:
@@ -380,14 +401,14 @@ def clean_case_ids(
                 elif name.__class__ is str:
                     case_id = c.slugify(name) if _text(name) else f"case-{index + 1}"
                     if not _text(case_id):
-                        return None
+                        return index
                 else:
-                    return None
+                    return index
         value = get("input")  # the first of `contract.INPUT_SOURCES`: another one is not followed
         if not (
             value.__class__ is str and value != "" and (value[0] not in blank_start or value.strip(whitespace) != "")
         ):
-            return None
+            return index
         if "trigger" in tags or "expected" in tags or "boundary" in tags:
             outcome = case_outcome(entry)
             if not (
@@ -395,6 +416,6 @@ def clean_case_ids(
                 and outcome != ""
                 and (outcome[0] not in blank_start or outcome.strip(whitespace) != "")
             ) and not c.is_non_empty_expected(outcome):
-                return None
+                return index
         ids.append(case_id)
     return resolved, ids

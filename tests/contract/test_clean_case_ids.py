@@ -31,9 +31,16 @@ def _slow(payload: Any, refs: RefChecker, skill: str | None = None) -> tuple[lis
 
 
 def _agrees(payload: Any, refs: RefChecker, skill: str | None = None) -> tuple[str, list[str]] | None:
-    """`clean_case_ids` of `payload`, asserted to be what normalizing and validating say."""
+    """`clean_case_ids` of `payload`, asserted to be what normalizing and validating say;
+    None where it proves only the first cases valid (as many as it says: asserted too)."""
     clean = clean_case_ids(payload, refs, source_file=SOURCE, skill=skill)
     cases, errors = _slow(payload, refs, skill)
+    if clean.__class__ is int:
+        entries = payload.get("cases") if isinstance(payload, dict) else None
+        assert clean == 0 or all(entry.__class__ is dict for entry in entries[:clean])
+        assert clean <= len(cases)
+        assert [error for case in cases[:clean] for error in validate_case(case, refs)] == []
+        return None
     if clean is not None:
         assert errors == []
         assert clean[1] == [case["id"] for case in cases]
@@ -96,7 +103,14 @@ def test_anything_not_proven_valid_is_none(refs, case, file):
 
 def test_a_case_that_is_not_an_object_is_none(refs):
     assert _agrees(_payload(_valid(), "text"), refs) is None
-    assert clean_case_ids(["not", "a", "payload"], refs, source_file=SOURCE) is None
+    assert clean_case_ids(_payload(_valid(), "text"), refs, source_file=SOURCE) == 1
+    assert clean_case_ids(["not", "a", "payload"], refs, source_file=SOURCE) == 0
+
+
+def test_the_cases_before_the_first_unproven_one_are_counted(refs):
+    payload = _payload(_valid(), _valid(id="b"), _valid(id="c", input=""), _valid(id="d"))
+    assert clean_case_ids(payload, refs, source_file=SOURCE) == 2
+    assert clean_case_ids(_payload(_valid(), skill=5), refs, source_file=SOURCE) == 0
 
 
 def test_expected_outcome_from_its_other_sources(refs):
@@ -212,7 +226,7 @@ def test_check_file_gives_the_same_either_way(tmp_path, monkeypatch):
         reader = Reader(Engine(Options(repo_root=tmp_path)))
         refs = RefChecker(tmp_path)
         if not proof:
-            monkeypatch.setattr(reader, "clean_case_ids", lambda loaded, refs: None)
+            monkeypatch.setattr(reader, "clean_case_ids", lambda loaded, refs: 0)
         found = []
         for path in sorted(folder.iterdir()):
             checked = check_file(reader, path, refs)
@@ -227,7 +241,7 @@ def test_check_file_gives_the_same_either_way(tmp_path, monkeypatch):
 
     def counted(self: Reader, loaded: Any, refs: RefChecker) -> Any:
         result = original(self, loaded, refs)
-        calls.append(result is not None)
+        calls.append(result.__class__ is not int)
         return result
 
     monkeypatch.setattr(Reader, "clean_case_ids", counted)
@@ -236,3 +250,32 @@ def test_check_file_gives_the_same_either_way(tmp_path, monkeypatch):
     monkeypatch.setattr(Reader, "clean_case_ids", original)
     assert with_proof == records(False)
     assert with_proof[0][2] == ["a", "b", "a"] and with_proof[0][3] == ("demo", "skills/demo/evals/clean.json")
+
+
+def test_where_proofs_mostly_fail_only_some_files_are_tried(monkeypatch):
+    """A run whose files all have errors pays for a proof on about one file in 16 after
+    the first 32; once files are proven again, every file is tried again."""
+    from fixture_migrate.migration import reader as reader_module
+    from fixture_migrate.migration.reader import Reader
+
+    outcome = {"value": 0}
+    tried = []
+
+    def proven(self: Reader, loaded: Any, refs: Any) -> Any:
+        tried.append(outcome["value"])
+        return outcome["value"]
+
+    monkeypatch.setattr(Reader, "_proven", proven)
+    reader = Reader(engine=None)  # type: ignore[arg-type]
+    warm_up, sample = reader_module._PROOF_WARM_UP, reader_module._PROOF_SAMPLE
+
+    answers = [reader.clean_case_ids(None, None) for _ in range(warm_up + 16 * sample)]  # type: ignore[arg-type]
+    assert answers == [0] * len(answers)
+    assert len(tried) == warm_up + 16  # every file of the warm-up, then one in 16
+
+    outcome["value"] = (0, "demo", "x.json", ["a"])
+    answers = [reader.clean_case_ids(None, None) for _ in range(40 * sample)]  # type: ignore[arg-type]
+    assert answers[-1] == outcome["value"]
+    recovered = tried[-warm_up:]
+    assert all(value == outcome["value"] for value in recovered)
+    assert answers[-warm_up:] == [outcome["value"]] * warm_up  # every file tried again
