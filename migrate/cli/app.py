@@ -559,10 +559,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _app_for(args)(args=args, prog_name="fixture-migrate")
     except _Interrupted as exc:
+        for signum in previous:  # a second Ctrl-C does not cut the report short
+            signal.signal(signum, signal.SIG_IGN)
         if args and args[0] in _READ_ONLY:
             say_error("fixture-migrate: interrupted (this command changes no file)")
         else:
             say_error("fixture-migrate: interrupted; every file is either migrated or as it was")
+        if argv is None:
+            # The process is this run's: it ends now. The interpreter's exit would wait for
+            # worker pools first, which a signal that also reached the workers can leave
+            # waiting for ever; every write and temporary file is settled by now.
+            for stream in (sys.stdout, sys.stderr, *streams):
+                stream.flush()
+            os._exit(int(exc.code))  # type: ignore[arg-type]
         return int(exc.code)  # type: ignore[arg-type]
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)

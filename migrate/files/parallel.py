@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -37,7 +38,6 @@ def _die_with_parent(parent: int) -> None:
     with SIGKILL would leave them waiting forever. On Linux the kernel is asked to send
     SIGKILL on the parent's death; elsewhere a daemon thread polls for it.
     """
-    import signal
 
     try:
         import ctypes
@@ -62,8 +62,6 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, ...]) -> None:
-    import signal
-
     from fixture_migrate.files.root import keep_directories
 
     # Ctrl-C reaches every process of the terminal's group. Only the parent acts on it: it
@@ -73,6 +71,9 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, .
     # breaks, which the parent is told of.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Held by the parent while it started this process (`_HELD`), so that none came
+    # before the lines above: now ignored, or ending the worker.
+    _hold(signal.SIG_UNBLOCK, _HELD)
     _die_with_parent(parent)
     # A worker reads files directory after directory, and holds none of the walk's open
     # directories: it keeps the last few it opened under the root rule (closed when it ends).
@@ -150,9 +151,14 @@ def ordered_map(
                 ready, chunk = segment
                 if ready:
                     pending.append(chunk)
-                else:
+                    continue
+                # A submit may start the workers: they are forked with these signals held.
+                held = _hold(signal.SIG_BLOCK, _HELD)
+                try:
                     pending.append(pool.submit(_run_chunk, function, chunk))
-                    in_flight += 1
+                finally:
+                    _hold(signal.SIG_SETMASK, held)
+                in_flight += 1
 
         top_up()
         while pending:
@@ -165,12 +171,33 @@ def ordered_map(
             top_up()
             yield from values
     except BaseException:
-        # Interrupted, or the consumer stopped early: no task not yet started is run; the
-        # workers end once their current chunk is done.
-        pool.shutdown(wait=True, cancel_futures=True)
+        _stop(pool)
         raise
     pool.shutdown(wait=True)
 
+
+def _stop(pool: Any) -> None:
+    """End `pool` at once, for a run that stops early (interrupted, or its consumer gone):
+    no task not yet started is run, and the workers are killed. They only plan (every
+    write is the parent's), so nothing is lost; and waiting for them could be for ever: a
+    worker killed by the same signal halfway through handing back a result leaves the
+    pool's reader waiting for the rest of it."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.kill()
+        except (OSError, ValueError):  # ended already, or closed
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+"""Held while workers are forked (where threads can hold signals: `_hold`)."""
+
+
+def _hold(how: int, signals: Any) -> Any:
+    """`signal.pthread_sigmask`, where the platform has it (else nothing is held)."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    return mask(how, signals) if mask is not None else set()
 
 LOOKAHEAD = 1024
 """Items looked at, at most, before deciding whether to start worker processes."""
