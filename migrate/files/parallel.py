@@ -177,16 +177,13 @@ def ordered_map(
 
 
 def _stop(pool: Any) -> None:
-    """End `pool` at once, for a run that stops early (interrupted, or its consumer gone):
-    no task not yet started is run, and the workers are killed. They only plan (every
-    write is the parent's), so nothing is lost; and waiting for them could be for ever: a
-    worker killed by the same signal halfway through handing back a result leaves the
-    pool's reader waiting for the rest of it."""
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        try:
-            process.kill()
-        except (OSError, ValueError):  # ended already, or closed
-            pass
+    """End `pool` without waiting, for a run that stops early (interrupted, or its consumer
+    gone): no task not yet started is run, and each worker ends after its current chunk
+    (they only plan; every write is the parent's). Waiting could be for ever: a worker
+    killed by the same signal halfway through handing back a result leaves the pool's
+    reader waiting for the rest of it. (The console script then ends at once, and its
+    workers with it; a worker is never killed here, which would leave that reader waiting
+    at a library caller's exit.)"""
     pool.shutdown(wait=False, cancel_futures=True)
 
 

@@ -179,3 +179,32 @@ def test_a_signal_to_the_group_stops_a_run_on_workers(big_tree, signals):
         time.sleep(0.2)
         assert all(_state(pid) in (None, "Z") for pid in workers), "a worker outlived the run"
     assert interrupted, "no run was still going when the signal came"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc (Linux)")
+def test_a_library_caller_interrupted_on_workers_still_exits(big_tree):
+    """`main([...])` called in-process, Ctrl-C once the workers run: it returns 130, and the
+    caller's process then exits (its workers were not killed mid-result, which left the
+    pool's reader waiting at the interpreter's exit)."""
+    probe = (
+        "import io, contextlib, os, signal, sys, threading, time\n"
+        "from pathlib import Path\n"
+        "from fixture_migrate.cli.app import main\n"
+        "def fire():\n"
+        "    children = Path(f'/proc/{os.getpid()}/task/{os.getpid()}/children')\n"
+        "    while not (children.exists() and len(children.read_text().split()) >= 2):\n"
+        "        time.sleep(0.01)\n"
+        "    time.sleep(float(sys.argv[1]))\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "threading.Thread(target=fire, daemon=True).start()\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['validate', '-j', '2', '--no-ref-check', {str(big_tree)!r}])\n"
+        "print(code)\n"
+    )
+    for delay in ("0.1", "0.2", "0.3"):
+        try:
+            done = subprocess.run([sys.executable, "-c", probe, delay], capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the caller's process did not exit after the interrupted run")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout in ("130\n", "1\n"), done.stdout
