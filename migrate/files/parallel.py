@@ -38,7 +38,6 @@ def _die_with_parent(parent: int) -> None:
     with SIGKILL would leave them waiting forever. On Linux the kernel is asked to send
     SIGKILL on the parent's death; elsewhere a daemon thread polls for it.
     """
-
     try:
         import ctypes
 
@@ -67,8 +66,8 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, .
     # Ctrl-C reaches every process of the terminal's group. Only the parent acts on it: it
     # stops handing out work and shuts the pool down. A worker interrupted in the middle of
     # taking a task or handing back a result would leave the pool's queue locked, and the
-    # parent waiting for it at shutdown for ever. (SIGTERM still ends a worker: the pool then
-    # breaks, which the parent is told of.)
+    # parent waiting for it at shutdown for ever. SIGTERM still ends a worker (a CI runner's
+    # cancel sends it to the group: the parent stops too, without waiting for the pool).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # Held by the parent while it started this process (`_HELD`), so that none came
@@ -195,6 +194,7 @@ def _hold(how: int, signals: Any) -> Any:
     """`signal.pthread_sigmask`, where the platform has it (else nothing is held)."""
     mask = getattr(signal, "pthread_sigmask", None)
     return mask(how, signals) if mask is not None else set()
+
 
 LOOKAHEAD = 1024
 """Items looked at, at most, before deciding whether to start worker processes."""
