@@ -389,21 +389,18 @@ def clean_case_ids(
             if problems(ref, source_authority):
                 return index
         case_id = get("id")
-        if not (case_id.__class__ is str and case_id != "" and case_id[0] not in blank_start):
-            if case_id.__class__ is str and case_id.strip(whitespace) != "":
-                pass  # a string starting with a blank and holding more: the id, as it is
-            elif case_id is not None and case_id.__class__ is not str:
+        if not (case_id.__class__ is str and _text(case_id)):  # else the id, as it is
+            if case_id is not None and case_id.__class__ is not str:
                 return index
-            else:
-                name = get("name")
-                if name is None:
-                    case_id = f"case-{index + 1}"
-                elif name.__class__ is str:
-                    case_id = c.slugify(name) if _text(name) else f"case-{index + 1}"
-                    if not _text(case_id):
-                        return index
-                else:
+            name = get("name")  # `normalize_case_id`: the name's slug, else `case-<n>`
+            if name is None:
+                case_id = f"case-{index + 1}"
+            elif name.__class__ is str:
+                case_id = c.slugify(name) if _text(name) else f"case-{index + 1}"
+                if not _text(case_id):
                     return index
+            else:
+                return index
         value = get("input")  # the first of `contract.INPUT_SOURCES`: another one is not followed
         if not (
             value.__class__ is str and value != "" and (value[0] not in blank_start or value.strip(whitespace) != "")

@@ -69,8 +69,9 @@ class Reader:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        # `clean_case_ids` of this reader: proofs tried, proofs complete, files passed over.
-        self._proofs = [0, 0, 0]
+        # What `clean_case_ids` has met: proofs tried, proofs complete (both halved now and
+        # then), files met while proofs mostly fail.
+        self._tried = self._complete = self._sampled = 0
 
     def load(self, path: Path, *, last_duplicate_wins: bool = False) -> LoadedFile:
         """Read and detect one file. With `last_duplicate_wins`, a JSON file with a repeated
@@ -187,18 +188,17 @@ class Reader:
         the last ones read was proven, only one file in `_PROOF_SAMPLE` is tried (so a run
         over files that all have errors costs about what it did without proofs, and a run
         whose files turn valid finds it out). What is returned never depends on that."""
-        proofs = self._proofs
-        if proofs[0] >= _PROOF_WARM_UP and proofs[1] * 4 < proofs[0]:
-            proofs[2] += 1
-            if proofs[2] % _PROOF_SAMPLE:
+        if self._tried >= _PROOF_WARM_UP and self._complete * 4 < self._tried:
+            self._sampled += 1
+            if self._sampled % _PROOF_SAMPLE:
                 return 0
         found = self._proven(loaded, refs)
-        proofs[0] += 1
+        self._tried += 1
         if found.__class__ is not int:
-            proofs[1] += 1
-        if proofs[0] >= 2 * _PROOF_WARM_UP * _PROOF_SAMPLE:  # the recent files weigh most
-            proofs[0] //= 2
-            proofs[1] //= 2
+            self._complete += 1
+        if self._tried >= 2 * _PROOF_WARM_UP * _PROOF_SAMPLE:  # the recent files weigh most
+            self._tried //= 2
+            self._complete //= 2
         return found
 
     def _proven(self, loaded: LoadedFile, refs: RefChecker) -> tuple[int, str, str | None, list[str]] | int:
