@@ -11,6 +11,7 @@ console script's entry point. The module runs to some 580 lines because each com
 its own help text and options, which `--help` shows as written here.
 """
 
+import contextlib
 import gc
 import os
 import signal
@@ -21,7 +22,7 @@ from typing import Annotated
 import typer
 from fixture_migrate import __version__
 from fixture_migrate.claiming.registry import RegistryError
-from fixture_migrate.cli import GC_THRESHOLD, commands
+from fixture_migrate.cli import GC_THRESHOLD, commands, recording
 from fixture_migrate.cli.emitters import emitter_class
 from fixture_migrate.cli.options import (
     AsMigrated,
@@ -43,6 +44,7 @@ from fixture_migrate.cli.options import (
     say_error,
 )
 from fixture_migrate.cli.output import github_stream, make_report, output_stream
+from fixture_migrate.config import iter_selected
 from fixture_migrate.files.parallel import default_jobs
 
 
@@ -138,25 +140,43 @@ def migrate(
     values = settings.values
     mode = commands.MigrateMode(diff=values["diff"], check=values["check"], include_pinned=values["include_pinned"])
     fmt = values["output_format"]
-    stdout = output_stream(fmt)
-    code = commands.run_migrate(
+    use_cache = not values["no_cache"]
+    # A check re-run over unchanged inputs prints what the run before it printed
+    # (`fixture_migrate.migration.replay`); a run that qualifies records what it prints.
+    replayed, recorder = recording.start(
+        values,
         settings.paths,
         settings.options,
-        mode,
-        out=stdout,
-        report=make_report(
-            fmt,
-            out=stdout,
-            root=settings.options.repo_root,
-            quiet=values["quiet"],
-            verbose=values["verbose"],
-            live_stdout=mode.diff or emitter_class(fmt).annotates,
-        ),
-        output_format=fmt,
-        jobs=values["jobs"] or default_jobs(),
-        use_cache=not values["no_cache"],
+        iter_selected(settings.paths, settings.options),
+        check=mode.check,
+        diff=mode.diff,
+        use_cache=use_cache,
     )
-    stdout.flush()
+    if replayed is not None:
+        raise typer.Exit(replayed)
+    with recorder or contextlib.nullcontext():
+        stdout = output_stream(fmt)
+        code = commands.run_migrate(
+            settings.paths,
+            settings.options,
+            mode,
+            out=stdout,
+            report=make_report(
+                fmt,
+                out=stdout,
+                root=settings.options.repo_root,
+                quiet=values["quiet"],
+                verbose=values["verbose"],
+                live_stdout=mode.diff or emitter_class(fmt).annotates,
+            ),
+            output_format=fmt,
+            jobs=values["jobs"] or default_jobs(),
+            use_cache=use_cache,
+            recorder=recorder,
+        )
+        stdout.flush()
+    if recorder is not None:
+        recorder.save(code)
     raise typer.Exit(code)
 
 

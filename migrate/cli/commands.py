@@ -35,6 +35,7 @@ from fixture_migrate.migration.status import Status
 from fixture_migrate.migration.unreadable import described
 
 if TYPE_CHECKING:  # imported where used: a run imports only what its subcommand needs
+    from fixture_migrate.cli.recording import Recorder
     from fixture_migrate.contract.validate import RefChecker, ValidationError
     from fixture_migrate.migration.reader import Reader
     from fixture_migrate.migration.validation import CheckedFile
@@ -54,6 +55,7 @@ def run_migrate(
     output_format: str = "text",
     jobs: int = 1,
     use_cache: bool = False,
+    recorder: Recorder | None = None,
 ) -> int:
     """Migrate every fixture under `paths`; returns the exit code (0, 1 with `check`, 2 on errors).
 
@@ -62,12 +64,17 @@ def run_migrate(
     The run is `fixture_migrate.migration.run.MigrationRun`'s: files are planned on up to
     `jobs` processes, and output and writes happen in file order, so any `jobs` gives the
     same output. With `use_cache`, files a cached verdict says need nothing are not planned
-    again (`fixture_migrate.migration.cache`). This prints what the run gives.
+    again (`fixture_migrate.migration.cache`). This prints what the run gives. A `recorder`
+    (`fixture_migrate.cli.recording`) takes the run's inputs for its record.
     """
     files = report.sources(iter_selected(paths, options))
     named = {path for path in paths if not path.is_dir()}
     scope = scope_of(paths, options.repo_root)
     run = MigrationRun.over(files, options, mode, named=named, pins=_pin_index, use_cache=use_cache, scope=scope)
+    if recorder is not None:
+        from fixture_migrate.migration.replay import Inputs
+
+        run.inputs = Inputs()
     emit = emitter_for(output_format, out=out, root=options.repo_root)
     for family in run.engine.declared:
         for message in family.notes:
@@ -118,6 +125,8 @@ def run_migrate(
     emit.migrate_end(records, summary)
     report.summary_line(output.migrate_summary_text(summary, written=mode.write))
     run.save()
+    if recorder is not None:
+        recorder.take(run)
     return report.exit_code
 
 

@@ -10,6 +10,11 @@ over the tracked text files (`git ls-files`, else a walk), keeping each 40- and 
 hex string and each (base name, number) pair of a line. A run may build it first
 (`PinIndex.build`) and learn from the same pass the bytes of every file it read, so that
 a re-run whose cache holds a "would change" reads each file once, not twice.
+
+What an index was built from is kept as one digest (`PinIndex.inputs`): the path and the
+bytes' digest of every tracked file it read, in order. A run's record
+(`fixture_migrate.migration.replay`) keeps it, and a re-run compares it with
+`inputs_digest` of the repository as it is: the same digest, the same index.
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ def _line_breaks(data: bytes, start: int, end: int) -> int:
     return breaks
 
 
-class _Reader:
+class TrackedReader:
     """Reads the tracked text files of one index build: `read(path)` gives the bytes of the
     regular file `path` (not a symlink, at most `MAX_TEXT_BYTES`), or None; also None when its
     real path lies outside `root` (a tracked name whose folder is now a symlink leading outside
@@ -198,16 +203,46 @@ def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[
     return held
 
 
+def _input(relative: str, content_digest: bytes | None) -> bytes:
+    """What one tracked file adds to an index's `inputs`: its path (no NUL in it), then its
+    bytes' digest, or a mark that it was not read (a symlink, too large, gone)."""
+    return os.fsencode(relative) + (b"\0\1" + content_digest if content_digest is not None else b"\0\2")
+
+
+def inputs_digest(root: Path, known: dict[str, bytes]) -> bytes:
+    """The `PinIndex.inputs` an index of `root` built now would have (16 bytes), without
+    scanning anything: each tracked file read as the index reads it, but for the files in
+    `known` (POSIX path from the root -> the digest of its bytes), read just before by the
+    caller at that very path, below the root and through no symlink, as the index reads them."""
+    from xxhash import xxh3_128, xxh3_128_digest
+
+    inputs = xxh3_128()
+    reader = TrackedReader(root)
+    try:
+        for path, relative in _tracked(root):
+            found = known.get(relative)
+            if found is None:
+                data = reader.read(path, relative)
+                found = None if data is None else xxh3_128_digest(data)
+            inputs.update(_input(relative, found))
+    finally:
+        reader.close()
+    return inputs.digest()
+
+
 class PinIndex:
     """The digests and (name, size) pairs the repository's text files hold, with where.
 
     `root` is the repository root; the index is read on first use (`pinned_by`), or when
-    `build` is called."""
+    `build` is called. With `keep_inputs` set before, the build keeps `inputs`: the digest
+    of what it read (`inputs_digest`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._digests: dict[str, str] | None = None
         self._sizes: dict[tuple[str, int], list[str]] = {}
+        self.keep_inputs = False  # whether a build keeps `inputs` (a run's record needs them)
+        self.inputs: bytes | None = None  # what the index was built from (`inputs_digest`), once built so
 
     def build(
         self,
@@ -234,10 +269,17 @@ class PinIndex:
         on_nothing: Callable[[str], object] | None = None,
     ) -> dict[str, str]:
         digests: dict[str, str] = {}
-        reader = _Reader(self.root)
+        inputs = None
+        if self.keep_inputs:
+            from xxhash import xxh3_128, xxh3_128_digest  # here: most runs keep no inputs
+
+            inputs = xxh3_128()
+        reader = TrackedReader(self.root)
         try:
             for path, relative in _tracked(self.root):
                 data = reader.read(path, relative)
+                if inputs is not None:
+                    inputs.update(_input(relative, None if data is None else xxh3_128_digest(data)))
                 if data is None:
                     continue
                 given = on_read is not None and reader.direct
@@ -249,6 +291,7 @@ class PinIndex:
                     on_nothing(relative)
         finally:
             reader.close()
+        self.inputs = None if inputs is None else inputs.digest()
         return digests
 
     def pinned_by(self, path: Path, print_: tuple[int, str, str]) -> str | None:

@@ -20,6 +20,8 @@ from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits, syntax_of
 from fixture_migrate.formats.limits import SizeLimit
 
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
 
 def _read_all(fd: int, limit: SizeLimit) -> bytes:
     """All bytes of the regular file `fd`, just opened, at most `limit.bytes`."""
@@ -86,6 +88,31 @@ def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path
         return _read_all(fd, limit)
     except OSError as exc:
         raise FixtureError(f"cannot read: {_reason(exc)}", code="io") from None
+    finally:
+        os.close(fd)
+
+
+def read_regular(directory_fd: int, name: str, limit: int) -> bytes | None:
+    """The bytes of the regular file `name` in the open directory `directory_fd` (one name,
+    opened without following a symlink, a pipe never waited on), or None when it is not a
+    regular file, holds more than `limit` bytes, or cannot be opened or read."""
+    try:
+        fd = os.open(name, _FLAGS, dir_fd=directory_fd)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        data = os.read(fd, info.st_size + 1)  # its size plus one byte tells a file that grew since
+        while len(data) > info.st_size and len(data) <= limit:
+            more = os.read(fd, limit + 1 - len(data))
+            if not more:
+                break
+            data += more
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
     finally:
         os.close(fd)
 

@@ -44,10 +44,14 @@ each write a whole file and the last one wins (a verdict the other learnt is
 learnt again next time). A file that is not a cache of this format and key
 (corrupt, truncated, foreign) is ignored and overwritten at the end of the run.
 
-(Some 555 lines, over the ~500 the project aims for: the key, the reading and merging
-of cache files and the rule for where a cache may live (a directory the run makes or one
-holding only its files, checked with the file read through the same opened directory)
-belong together.)
+Beside each cache file, `<key>.run` may hold the record of the last run that qualified
+for one (`fixture_migrate.migration.replay`): the same directory rules, the same key,
+removed by `cache clean` with the rest.
+
+(Some 660 lines, over the ~500 the project aims for: the key, the reading and merging
+of cache files and of the run's record beside them, and the rule for where a cache may
+live (a directory the run makes or one holding only its files, checked with the file
+read through the same opened directory) belong together.)
 """
 
 from __future__ import annotations
@@ -286,6 +290,27 @@ class Cache:
         found.default_place = not os.environ.get(ENV_VAR)
         return found
 
+    @staticmethod
+    def read_record(options: Any) -> bytes:
+        """The bytes of the run's record (`fixture_migrate.migration.replay`) that goes with
+        the cache of a run with `options` (`<key>.run` beside `<key>.cache`), read as the
+        cache file is (a usable directory, no symlink followed, a pipe never waited on),
+        without reading the cache file; empty when there is none."""
+        root = Path(options.repo_root)
+        state, raw = _scan(cache_dir(root), root, read=f"{run_key(options)}.run")
+        return raw if state == "ours" else b""
+
+    def write_record(self, data: bytes) -> bool:
+        """Write `data` as the run's record beside this cache file, as `save` writes it (the
+        directory checked again, under the root rule, replaced whole). Best effort: False
+        when it cannot be written."""
+        try:
+            _prepare(self.path.parent, self.root, self.repo_root, default_place=self.default_place)
+            write_file(self.path.with_suffix(".run"), data, root=self.root)
+        except (OSError, FixtureError):
+            return False
+        return True
+
     def get(self, relative: str, content_digest: bytes) -> list[Any] | None:
         """The entry cached for the file at `relative` whose bytes have `content_digest`
         (see `digest`), or None."""
@@ -402,8 +427,10 @@ def _entries(raw: bytes, key: str) -> Entries:
 GITIGNORE = b"# Created by fixture-migrate: its cache, safe to delete.\n*\n"
 """The `.gitignore` a cache directory holds."""
 
-_CACHE_NAME = re.compile(r"[0-9a-f]{32}\.cache")
-_TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.cache\.[^/]*" + re.escape(TEMP_SUFFIX))
+_CACHE_NAME = re.compile(r"[0-9a-f]{32}\.(?:cache|run)")
+_TEMP_NAME = re.compile(r"\.[0-9a-f]{32}\.(?:cache|run)\.[^/]*" + re.escape(TEMP_SUFFIX))
+RECORD_MAGIC_PREFIX = b"fixture-migrate run "
+"""The start of a run's record (`fixture_migrate.migration.replay`), `<key>.run` beside `<key>.cache`."""
 
 
 def _prepare(directory: Path, root: Path | None, repo_root: Path | None, *, default_place: bool) -> None:
@@ -587,7 +614,7 @@ def _ours(entry: os.DirEntry[str], directory: Directory) -> bool:
     if entry.name == ".gitignore":
         expected = GITIGNORE
     elif _CACHE_NAME.fullmatch(entry.name):
-        expected = MAGIC_PREFIX
+        expected = RECORD_MAGIC_PREFIX if entry.name.endswith(".run") else MAGIC_PREFIX
     else:
         return False
     try:

@@ -81,8 +81,10 @@ class FileResult(Record):
     counts the cases of a changed file, `to_extensions` per adapter the fields a change
     moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
     module's coding cookie's); `cache_entry` the file's path relative to the repo root and
-    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`);
-    `rule` and `family` the claim rule that left a file unmigrated and its local family
+    the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`)
+    and has a verdict to remember; `digest` the digest of the bytes the outcome is of (16
+    bytes), planned or taken from the cache, when the run keeps one (the inputs of a run's
+    record, `fixture_migrate.migration.replay`); `rule` and `family` the claim rule that left a file unmigrated and its local family
     (`fixture_migrate.claiming.rules.Claim`), by which reports group such files.
     `moves` the `(source path, target path)` of each value a planned change places under
     another name (`fixture_migrate.formats.target.moved_paths`), what a reader of the file
@@ -108,6 +110,7 @@ class FileResult(Record):
         "family",
         "moves",
         "fingerprint",
+        "digest",
     )
 
     def __init__(
@@ -148,6 +151,7 @@ class FileResult(Record):
         self.cache_entry = cache_entry
         self.moves = [] if moves is None else moves
         self.fingerprint: tuple[int, str, str] | None = None  # of `old_bytes`, set by a run that checks pins
+        self.digest: bytes | None = None
 
 
 def fingerprint(data: bytes) -> tuple[int, str, str]:
@@ -386,6 +390,7 @@ class Engine:
             return found
         result = self.plan_bytes(path, raw)
         result.cache_entry = entry
+        result.digest = entry[1]
         return result
 
     def cached(self, path: Path) -> FileResult | None:
@@ -411,7 +416,10 @@ class Engine:
                 info = None
             hit = None if info is None else entries.seen_entry(relative, self.cache.identity(info))
             if hit is not None and hit[1] != Status.CHANGED:
-                return self._found(path, hit, b"")
+                found = self._found(path, hit, b"")
+                if found is not None:
+                    found.digest = bytes.fromhex(hit[0])
+                return found
         try:
             raw = self.read(path)
         except FixtureError:
@@ -446,7 +454,10 @@ class Engine:
         hit = self.cache.get(*entry)
         if hit is None:
             return None
-        return self._found(path, hit, raw)
+        found = self._found(path, hit, raw)
+        if found is not None:
+            found.digest = entry[1]
+        return found
 
     def _found(self, path: Path, hit: list[Any], raw: bytes) -> FileResult | None:
         """The result of `path` from its cache entry `hit`, of the bytes `raw` (which only a

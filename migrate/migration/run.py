@@ -169,6 +169,8 @@ class MigrationRun:
     `outcomes()` plans the run's files and settles each (`settle`); `summary()` is the
     end-of-run document; `save()` writes what the cache learnt. `counts` holds the files
     per `Status` at the end of the run, `left` the groups of files left unmigrated.
+    `inputs`, when set (`fixture_migrate.migration.replay.Inputs`), takes each outcome as
+    it is settled, for the run's record (`record_inputs`).
     """
 
     def __init__(
@@ -191,6 +193,7 @@ class MigrationRun:
         self.moved: Counter[str] = Counter()
         self.other_tools: Counter[str] = Counter()
         self.left = NotMigrated()
+        self.inputs: Any = None
         self._pins: Any = None  # the index of pinned files: `_pins_first`, or at the first change (`_pinned_by`)
 
     @classmethod
@@ -254,7 +257,7 @@ class MigrationRun:
             return
         if self._pins is not None or self.scope is None or not cache.entries.holds(Status.CHANGED, self.scope):
             return
-        index = self.pins(engine.options.repo_root)
+        index = self._new_pins()
         build = getattr(index, "build", None)
         if build is not None:
             build(on_read=engine.note_read, on_nothing=engine.note_pins_nothing)
@@ -267,6 +270,8 @@ class MigrationRun:
         if cache is not None and result.cache_entry is not None:
             relative, digest = result.cache_entry
             cache.put(relative, digest, result)
+        if self.inputs is not None:
+            self.inputs.add(result)
         status = result.status
         outcome = Outcome(result, status, error=result.error, diff=diff)
         if status is Status.ERROR:
@@ -317,8 +322,17 @@ class MigrationRun:
         if result.fingerprint is None or self.pins is None:
             return None
         if self._pins is None:
-            self._pins = self.pins(self.engine.options.repo_root)
+            self._pins = self._new_pins()
         return self._pins.pinned_by(result.path, result.fingerprint)
+
+    def _new_pins(self) -> Any:
+        """The index of pinned files (not built yet), keeping what it reads for the run's
+        record when the run makes one (`inputs`)."""
+        assert self.pins is not None
+        index = self.pins(self.engine.options.repo_root)
+        if self.inputs is not None and hasattr(index, "keep_inputs"):
+            index.keep_inputs = True
+        return index
 
     def summary(self) -> dict[str, Any]:
         """The end-of-run document (`--output-format json`'s `summary`): files scanned, per
@@ -343,6 +357,20 @@ class MigrationRun:
         if counts[Status.PINNED]:
             summary["pinned"] = counts[Status.PINNED]
         return summary
+
+    def record_inputs(self) -> tuple[bytes, bytes | None] | None:
+        """The inputs of this run for its record (`fixture_migrate.migration.replay`): the
+        entries of its files and the inputs of the index of pinned files it built (None
+        when it built none), or None when the run cannot be recorded (no cache, no
+        `inputs`, an outcome that is not a cached verdict, an index that keeps no inputs)."""
+        if self.engine.cache is None or self.inputs is None or self.inputs.entries is None:
+            return None
+        pins = None
+        if self._pins is not None:
+            pins = getattr(self._pins, "inputs", None)
+            if pins is None:
+                return None
+        return bytes(self.inputs.entries), pins
 
     def save(self) -> None:
         """Write what the cache learnt in this run (best effort), when the run keeps one."""

@@ -20,6 +20,15 @@ from tests.helpers import CANONICAL, LEGACY
 from tests.runner import run_cli
 
 
+@pytest.fixture(autouse=True)
+def per_file_cache_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the per-file cache: no run's record (`fixture_migrate.migration.replay`,
+    tested in tests/migration/test_replay.py) replays a re-run before it reaches it."""
+    from fixture_migrate.cli import recording
+
+    monkeypatch.setattr(recording, "start", lambda *args, **kwargs: (None, None))
+
+
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv(ENV_VAR, raising=False)

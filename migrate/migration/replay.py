@@ -1,0 +1,225 @@
+"""A run's record: a re-run of `migrate --check` over an unchanged tree replays it.
+
+The cache (`fixture_migrate.migration.cache`) spares a re-run the planning of each file,
+but it still makes and reports an outcome per file. A check run whose every input is the
+same as the run before it can only print what that run printed and end with its exit
+code; a record of that run lets it do so after reading and hashing every input, and
+nothing else.
+
+A record is written beside the cache file it goes with (`<key>.run` beside
+`<key>.cache`: the same tool, adapters, parsers and configuration), by a run that
+qualifies (below), and it holds:
+
+- the invocation: a digest of the merged options and paths of the run, the working
+  directory, the environment variables the tool or its output read, and the encodings
+  of the two output streams (`invocation`);
+- the inputs: per file of the run, in its order, a 16-byte digest of the path as the
+  walk gave it and of the digest of the bytes the outcome is of (`Inputs`); and, when the
+  run built the index of pinned files, that index's inputs (every tracked file's path
+  and bytes, `fixture_migrate.consumers.pins.inputs_digest`);
+- what the run wrote on stdout and stderr, in order, and its exit code.
+
+A re-run with the same invocation walks the tree as a run does (the same walk, ignore
+rules and selection), reads every file below the root and hashes it, compares each
+digest with the record's as it goes (it stops at the first that differs), then reads
+the index's inputs when the record has them; only when everything is the same does it
+write the recorded output and exit with the recorded code. Anything else, and it runs as
+usual. Since every byte a verdict depends on is read and compared, a replay is exactly
+what the run would print: the verdict of a file depends on its path, its bytes and the
+cache key (the cache's own rule), a pin on the index's inputs, the run's output on its
+outcomes and the invocation.
+
+A run qualifies for a record only where that holds by construction: `--check` without
+`--diff` (it writes nothing), the cache on, neither stdout nor stderr a terminal (no
+progress bar, no colour: the output is the same bytes each time), every file's verdict
+one the cache keeps (`cache.CACHEABLE`: no error, no skipped file, no file left
+unclaimed or to another tool, no JSON Lines file renamed), and the output valid text
+under `MAX_OUTPUT_CHARS`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.paths import relative_source
+from fixture_migrate.files.reads import read_regular
+from fixture_migrate.files.root import held_descriptor
+from fixture_migrate.slots import Record
+from xxhash import xxh3_128_digest
+
+MAGIC = b"fixture-migrate run 1\n"
+"""The first line of a record file: a file without it is not a record of this format."""
+
+MAX_OUTPUT_CHARS = 8 * 1024 * 1024
+"""The most output a record keeps; a run that printed more is not recorded."""
+
+STDOUT, STDERR, STDOUT_BYTES = 1, 2, 3
+"""The kinds of an output event: text written to stdout, text to stderr, bytes to
+stdout's binary buffer (kept decoded as UTF-8)."""
+
+ENVIRONMENT = ("NO_COLOR", "TERM", "GITHUB_ACTIONS", "FORCE_COLOR", "COLUMNS")
+"""The environment variables the output may depend on, besides every `FIXTURE_MIGRATE_*`
+one (the size limits, the cache directory)."""
+
+
+def invocation(values: dict[str, Any], paths: Iterable[Path], streams: Iterable[Any]) -> bytes:
+    """The digest (16 bytes) of what a run's output depends on besides its inputs: the
+    merged option `values` of the subcommand (name -> value), the `paths` as named, the
+    working directory, the environment variables `ENVIRONMENT` and `FIXTURE_MIGRATE_*`,
+    and the encoding and error handler of each of the output `streams`."""
+    environment = sorted(
+        (name, value) for name, value in os.environ.items() if name in ENVIRONMENT or name.startswith("FIXTURE_MIGRATE_")
+    )
+    parts = [
+        sorted(values.items()),
+        [str(path) for path in paths],
+        os.getcwd(),
+        environment,
+        [[getattr(stream, "encoding", None), getattr(stream, "errors", None)] for stream in streams],
+    ]
+    return xxh3_128_digest(orjson.dumps(parts, default=str))
+
+
+def entry(path: Path, content_digest: bytes) -> bytes:
+    """What one file of a run adds to its inputs (16 bytes): the path as the walk gave it,
+    and the digest of its bytes."""
+    return xxh3_128_digest(os.fsencode(str(path)) + b"\0" + content_digest)
+
+
+class Inputs:
+    """The inputs of a run as it goes: `add` each file's outcome, in order; `entries` is
+    None once an outcome made the run one that cannot be recorded (see the module)."""
+
+    __slots__ = ("entries", "_cacheable")
+
+    def __init__(self) -> None:
+        from fixture_migrate.migration.cache import CACHEABLE
+
+        self.entries: bytearray | None = bytearray()
+        self._cacheable = CACHEABLE
+
+    def add(self, result: Any) -> None:
+        """Add the file of `result` (a `FileResult`) as planned, before the run settles it:
+        its status must be a verdict the cache keeps (`cache.CACHEABLE`), of known bytes."""
+        entries = self.entries
+        if entries is None:
+            return
+        if result.digest is None or result.status not in self._cacheable or result.new_path is not None:
+            self.entries = None
+            return
+        entries += entry(result.path, result.digest)
+
+
+class RunRecord(Record):
+    """A recorded run: its `invocation` digest, the `entries` of its files (16 bytes each,
+    in order), the `pins` inputs digest of the index of pinned files it built (or None),
+    its `output` (a list of `[kind, text]`, kinds `STDOUT`, `STDERR`, `STDOUT_BYTES`) and
+    its `exit_code`."""
+
+    __slots__ = ("invocation", "entries", "pins", "output", "exit_code")
+
+    def __init__(
+        self, invocation: bytes, entries: bytes, pins: bytes | None, output: list[list[Any]], exit_code: int
+    ) -> None:
+        self.invocation = invocation
+        self.entries = entries
+        self.pins = pins
+        self.output = output
+        self.exit_code = exit_code
+
+    def dump(self) -> bytes:
+        """The record file's bytes: `MAGIC`, a JSON header line, the entries. Raises
+        `TypeError` (orjson's `JSONEncodeError`) for output that is not valid text."""
+        header = {
+            "invocation": self.invocation.hex(),
+            "files": len(self.entries) // 16,
+            "pins": None if self.pins is None else self.pins.hex(),
+            "exit_code": self.exit_code,
+            "output": self.output,
+        }
+        return MAGIC + orjson.dumps(header) + b"\n" + self.entries
+
+    @classmethod
+    def load(cls, raw: bytes) -> RunRecord | None:
+        """The record of a record file's bytes, or None when they are not one (missing,
+        corrupt, truncated, of another format)."""
+        if not raw.startswith(MAGIC):
+            return None
+        end = raw.find(b"\n", len(MAGIC))
+        if end < 0:
+            return None
+        try:
+            header = orjson.loads(raw[len(MAGIC) : end])
+            entries = raw[end + 1 :]
+            if not isinstance(header, dict) or len(entries) != 16 * header["files"]:
+                return None
+            output = header["output"]
+            valid = isinstance(output, list) and all(
+                isinstance(event, list)
+                and len(event) == 2
+                and event[0] in (STDOUT, STDERR, STDOUT_BYTES)
+                and isinstance(event[1], str)
+                for event in output
+            )
+            code = header["exit_code"]
+            if not valid or type(code) is not int:
+                return None
+            pins = None if header["pins"] is None else bytes.fromhex(header["pins"])
+            return cls(bytes.fromhex(header["invocation"]), entries, pins, output, code)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None
+
+
+def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | None]], root: Path, reads: Any) -> bool:
+    """Whether the run's inputs are still those of `record`: `files` the run's files as
+    the walk gives them (`(path, error)`), `root` the repo root, `reads` the run's reads
+    (`fixture_migrate.files.reads.RunReads`). It stops at the first file that differs.
+
+    Each file is read by its name in the folder the walk holds open while it yields that
+    folder's files (the folder it listed, opened under the root rule; no symlink followed),
+    or, where the walk holds none, as the run reads it (`reads.read`). With the record's
+    `pins`, the inputs of the index of pinned files are read too
+    (`fixture_migrate.consumers.pins.inputs_digest`), each file read above not again: it
+    was read at its path below the root through no symlink, as the index reads it."""
+    from fixture_migrate.consumers import pins
+
+    entries = record.entries
+    known: dict[str, bytes] | None = {} if record.pins is not None else None
+    # Per folder, the POSIX path from the root its files' names follow (a run's files lie
+    # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
+    # it leads elsewhere): the run's own read decides those.
+    folders: dict[str, str | None] = {}
+    count = 0
+    for path, error in files:
+        at = count * 16
+        count += 1
+        if error is not None or at + 16 > len(entries):
+            return False
+        text = str(path)
+        folder, _, name = text.rpartition("/")
+        prefix = folders.get(folder, "")
+        if prefix == "":
+            relative = relative_source(path, root)
+            climbs = ".." in folder.split("/") or name in ("", ".", "..") or not (relative == name or relative.endswith("/" + name))
+            prefix = folders[folder] = None if climbs else relative[: len(relative) - len(name)]
+        held = -1 if prefix is None else held_descriptor(folder)
+        data = None if held < 0 else read_regular(held, name, pins.MAX_TEXT_BYTES)
+        if data is not None:
+            found = xxh3_128_digest(data)
+            if known is not None:
+                known[prefix + name] = found  # type: ignore[operator]
+        else:
+            try:
+                found = xxh3_128_digest(reads.read(path))
+            except FixtureError:
+                return False
+        if xxh3_128_digest(os.fsencode(text) + b"\0" + found) != entries[at : at + 16]:
+            return False
+    if count * 16 != len(entries):
+        return False
+    return known is None or pins.inputs_digest(root, known) == record.pins

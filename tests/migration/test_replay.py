@@ -1,0 +1,222 @@
+"""A run's record (`fixture_migrate.migration.replay`): its file round-trips and refuses what
+is not one; a re-run's inputs match it only when every file the run read is the same, in the
+same order, and, where the run built the index of pinned files, every tracked file too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixture_migrate.consumers import pins
+from fixture_migrate.files.reads import RunReads
+from fixture_migrate.files.walk import iter_files
+from fixture_migrate.migration import replay
+from fixture_migrate.migration.cache import digest
+from fixture_migrate.migration.engine import FileResult
+from fixture_migrate.migration.replay import MAGIC, Inputs, RunRecord, entry, same_inputs
+from fixture_migrate.migration.status import Status
+
+from tests.helpers import CANONICAL, LEGACY
+
+
+def record_of(root: Path, *, pinned: bool = False) -> RunRecord:
+    """The record a run over `root` would make now: each walked file's entry, in walk order."""
+    entries = b"".join(entry(path, digest(path.read_bytes())) for path, _ in iter_files([root], root=root))
+    pins_inputs = pins.inputs_digest(root, {}) if pinned else None
+    return RunRecord(b"i" * 16, entries, pins_inputs, [[replay.STDERR, "would migrate x\n"]], 1)
+
+
+def matches(record: RunRecord, root: Path) -> bool:
+    return same_inputs(record, iter_files([root], root=root), root, RunReads(root))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    evals = root / "skills" / "demo" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "legacy.json").write_text(LEGACY)
+    (evals / "canonical.json").write_text(CANONICAL)
+    (root / "cases.json").write_text(CANONICAL)  # a file at the root itself: its path has no folder
+    (root / "README.md").write_text("notes\n")  # tracked, never walked: an input of the pin index only
+    return root
+
+
+def test_a_record_file_round_trips():
+    record = RunRecord(b"\x01" * 16, b"\x02" * 48, b"\x03" * 16, [[1, "out\n"], [2, "é\n"], [3, "{}\n"]], 1)
+    assert RunRecord.load(record.dump()) == record
+    no_pins = RunRecord(b"\x01" * 16, b"", None, [], 0)
+    assert RunRecord.load(no_pins.dump()) == no_pins
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"",
+        b"garbage",
+        MAGIC,
+        MAGIC + b"{}",
+        MAGIC + b"{not json\n",
+        MAGIC + b"[]\n",
+        b"fixture-migrate run 0\n" + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 1, "pins": null, "exit_code": 0, "output": []}\n' + b"x" * 15,
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 0, "output": []}\n' + b"x",
+        MAGIC + b'{"invocation": "zz", "files": 0, "pins": null, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": 5, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": "1", "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": [[4, "x"]]}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": [[1, 2]]}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": {}}\n',
+        MAGIC + b'{"invocation": "00", "pins": null, "exit_code": 1, "output": []}\n',
+    ],
+)
+def test_what_is_not_a_record_is_none(raw):
+    assert RunRecord.load(raw) is None
+
+
+def test_output_that_is_not_text_cannot_be_recorded():
+    with pytest.raises(TypeError):
+        RunRecord(b"i" * 16, b"", None, [[1, "\udcff"]], 0).dump()
+
+
+def test_inputs_keep_cached_verdicts_only():
+    inputs = Inputs()
+    kept = FileResult(Path("a.json"), Status.UNCHANGED)
+    kept.digest = b"d" * 16
+    inputs.add(kept)
+    assert inputs.entries == entry(Path("a.json"), b"d" * 16)
+    for status in (Status.ERROR, Status.UNCLAIMED, Status.OTHER_TOOL):
+        other = Inputs()
+        result = FileResult(Path("b.json"), status)
+        result.digest = b"d" * 16
+        other.add(result)
+        assert other.entries is None, status
+    unknown = Inputs()
+    unknown.add(FileResult(Path("c.json"), Status.UNCHANGED))  # no digest: bytes not known
+    assert unknown.entries is None
+    renamed = Inputs()
+    result = FileResult(Path("d.jsonl"), Status.CHANGED, new_path=Path("d.json"))
+    result.digest = b"d" * 16
+    renamed.add(result)
+    assert renamed.entries is None
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_an_unchanged_tree_matches(tree, pinned):
+    assert matches(record_of(tree, pinned=pinned), tree)
+
+
+def _edit_same_size(root: Path) -> None:
+    target = root / "skills" / "demo" / "evals" / "canonical.json"
+    target.write_text(CANONICAL.replace('"x"', '"z"'))
+
+
+def _add(root: Path) -> None:
+    (root / "skills" / "demo" / "evals" / "new.json").write_text(CANONICAL)
+
+
+def _remove(root: Path) -> None:
+    (root / "skills" / "demo" / "evals" / "canonical.json").unlink()
+
+
+def _rename(root: Path) -> None:
+    evals = root / "skills" / "demo" / "evals"
+    (evals / "canonical.json").rename(evals / "canonical2.json")
+
+
+def _swap_contents(root: Path) -> None:
+    evals = root / "skills" / "demo" / "evals"
+    (evals / "canonical.json").write_text(LEGACY)
+    (evals / "legacy.json").write_text(CANONICAL)
+
+
+def _edit_root_file(root: Path) -> None:
+    (root / "cases.json").write_text(LEGACY)
+
+
+@pytest.mark.parametrize(
+    "change", [_edit_same_size, _add, _remove, _rename, _swap_contents, _edit_root_file], ids=lambda f: f.__name__[1:]
+)
+@pytest.mark.parametrize("pinned", [False, True])
+def test_any_change_to_a_walked_file_does_not_match(tree, change, pinned):
+    record = record_of(tree, pinned=pinned)
+    change(tree)
+    assert not matches(record, tree)
+
+
+def test_a_change_to_a_file_only_the_pin_index_reads_matters_only_where_it_was_built(tree):
+    with_pins, without = record_of(tree, pinned=True), record_of(tree)
+    (tree / "README.md").write_text("sha256 of legacy.json: " + "0" * 64 + "\n")
+    assert not matches(with_pins, tree)
+    assert matches(without, tree)  # a run that built no index: no pin could decide its output
+
+
+def test_a_walked_file_turned_symlink_does_not_match(tree, tmp_path):
+    record = record_of(tree)
+    target = tree / "skills" / "demo" / "evals" / "canonical.json"
+    copy = tmp_path / "elsewhere.json"
+    copy.write_bytes(target.read_bytes())
+    target.unlink()
+    target.symlink_to(copy)  # the same bytes, outside the root: the run's read refuses it
+    assert not matches(record, tree)
+
+
+def test_every_walked_file_is_read_and_hashed(tree, monkeypatch):
+    hashed: list[bytes] = []
+    real = replay.xxh3_128_digest
+    monkeypatch.setattr(replay, "xxh3_128_digest", lambda data: hashed.append(data) or real(data))
+    assert matches(record_of(tree), tree)
+    contents = {path.read_bytes() for path, _ in iter_files([tree], root=tree)}
+    assert contents <= set(hashed)
+
+
+def test_the_walk_holds_the_folder_each_file_is_read_from(tree, monkeypatch):
+    """Each file is read by name in the folder the walk holds open, not along its path again."""
+    from fixture_migrate.files import reads
+
+    slow: list[Path] = []
+    real = reads.RunReads.read
+    monkeypatch.setattr(reads.RunReads, "read", lambda self, path: slow.append(path) or real(self, path))
+    assert matches(record_of(tree), tree)
+    assert slow == []
+
+
+def test_a_file_the_walk_gives_with_an_error_does_not_match(tree):
+    record = record_of(tree)
+    files = [(path, None) for path, _ in iter_files([tree], root=tree)]
+    from fixture_migrate.errors import FixtureError
+
+    files[0] = (files[0][0], FixtureError("cannot open", code="io"))
+    assert not same_inputs(record, iter(files), tree, RunReads(tree))
+
+
+def test_a_tree_that_lost_its_last_file_does_not_match(tree):
+    """Every file left still matches the start of the record: only the count tells."""
+    last = tree / "skills" / "demo" / "evals" / "zz.json"
+    last.write_text(CANONICAL)
+    record = record_of(tree)
+    assert [path for path, _ in iter_files([tree], root=tree)][-1] == last
+    last.unlink()
+    assert not matches(record, tree)
+
+
+def test_an_index_keeps_the_inputs_a_re_run_reads_again(tree, tmp_path):
+    """What a run's index of pinned files read (`PinIndex.inputs`) is what `inputs_digest`
+    reads now, with or without the files a re-run read already; a build that was not asked
+    to keep them keeps none."""
+    (tree / "link.md").symlink_to(tree / "README.md")  # tracked, never read: a symlink
+    (tree / "data.bin").write_bytes(b"\0" * 10)
+    index = pins.PinIndex(tree)
+    index.build()
+    assert index.inputs is None
+    index.keep_inputs = True
+    index.build()
+    assert index.inputs is not None
+    assert index.inputs == pins.inputs_digest(tree, {})
+    known = {
+        path.relative_to(tree).as_posix(): digest(path.read_bytes())
+        for path, _ in iter_files([tree], root=tree)
+    }
+    assert index.inputs == pins.inputs_digest(tree, known)
+    (tree / "README.md").write_text("other notes\n")
+    assert index.inputs != pins.inputs_digest(tree, known)
