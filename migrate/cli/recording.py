@@ -144,7 +144,7 @@ class Recorder:
         self.events: list[list[Any]] | None = []
         self._chars = 0
         self._hooked: list[tuple[Any, str, Any]] = []
-        self._taken: tuple[Any, bytes, bytes | None] | None = None
+        self._taken: tuple[Any, bytes, bytes, bytes | None] | None = None
 
     def note(self, kind: int, text: str) -> None:
         events = self.events
@@ -195,9 +195,9 @@ class Recorder:
         """Write the record of the run (best effort); False when it was not written."""
         if self._taken is None or self.events is None:
             return False
-        cache, entries, pins = self._taken
+        cache, entries, paths, pins = self._taken
         try:
-            data = self._replay.RunRecord(self.invocation, entries, pins, self.events, exit_code).dump()
+            data = self._replay.RunRecord(self.invocation, entries, paths, pins, self.events, exit_code).dump()
         except TypeError:  # text orjson cannot write (a lone surrogate)
             return False
         return cache.write_record(data)

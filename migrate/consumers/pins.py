@@ -217,6 +217,7 @@ def inputs_digest(root: Path, known: dict[str, bytes]) -> bytes:
     from xxhash import xxh3_128, xxh3_128_digest
 
     inputs = xxh3_128()
+    pending: list[bytes] = []  # hashed a few hundred at a time: one call, not one a file
     reader = TrackedReader(root)
     try:
         for path, relative in _tracked(root):
@@ -224,9 +225,13 @@ def inputs_digest(root: Path, known: dict[str, bytes]) -> bytes:
             if found is None:
                 data = reader.read(path, relative)
                 found = None if data is None else xxh3_128_digest(data)
-            inputs.update(_input(relative, found))
+            pending.append(_input(relative, found))
+            if len(pending) >= 512:
+                inputs.update(b"".join(pending))
+                pending.clear()
     finally:
         reader.close()
+    inputs.update(b"".join(pending))
     return inputs.digest()
 
 

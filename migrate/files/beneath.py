@@ -47,20 +47,29 @@ def _lookup() -> Any:
         syscall = libc.syscall
     except (OSError, AttributeError):
         return _CALL
+    # No `argtypes`: every argument is passed as the C object it must be (the number and the
+    # size as `long` and `size_t`, made once; the directory as an `int`, made once per
+    # descriptor), which spares ctypes a conversion per argument on every call.
     syscall.restype = ctypes.c_long
-    syscall.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
 
     class OpenHow(ctypes.Structure):
         _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
-    size = ctypes.sizeof(OpenHow)
+    number = ctypes.c_long(_SYSCALL_OPENAT2)
+    size = ctypes.c_size_t(ctypes.sizeof(OpenHow))
     hows: dict[int, Any] = {}  # per flags: a reference to its `open_how` (kept alive here), made once
+    descriptors: dict[int, Any] = {}  # per directory descriptor: it as a C `int`
 
     def call(directory_fd: int, relative: bytes, flags: int) -> int:
         how = hows.get(flags)
         if how is None:
             how = hows[flags] = ctypes.byref(OpenHow(flags, 0, _RESOLVE))
-        return syscall(_SYSCALL_OPENAT2, directory_fd, relative, how, size)
+        fd = descriptors.get(directory_fd)
+        if fd is None:
+            if len(descriptors) > 64:
+                descriptors.clear()
+            fd = descriptors[directory_fd] = ctypes.c_int(directory_fd)
+        return syscall(number, fd, relative, how, size)  # bytes go as `char *`
 
     # One trial open of the directory itself: a kernel without the call, or a sandbox that
     # refuses it, says so here, and the call is never tried again in this process.

@@ -20,8 +20,6 @@ from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits, syntax_of
 from fixture_migrate.formats.limits import SizeLimit
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
 
 def _read_all(fd: int, limit: SizeLimit) -> bytes:
     """All bytes of the regular file `fd`, just opened, at most `limit.bytes`."""
@@ -92,14 +90,10 @@ def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path
         os.close(fd)
 
 
-def read_regular(directory_fd: int, name: str, limit: int) -> bytes | None:
-    """The bytes of the regular file `name` in the open directory `directory_fd` (one name,
-    opened without following a symlink, a pipe never waited on), or None when it is not a
-    regular file, holds more than `limit` bytes, or cannot be opened or read."""
-    try:
-        fd = os.open(name, _FLAGS, dir_fd=directory_fd)
-    except OSError:
-        return None
+def read_opened(fd: int, limit: int) -> bytes | None:
+    """The bytes of the file open as `fd` (closed here), or None when it is not a regular
+    file, holds more than `limit` bytes, or cannot be read. Open it without blocking: a pipe
+    is never read."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
@@ -115,6 +109,10 @@ def read_regular(directory_fd: int, name: str, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+"""How `read_opened`'s callers open a file: read only, no symlink followed, a pipe never waited on."""
 
 
 class RunReads:

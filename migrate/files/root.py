@@ -401,15 +401,6 @@ def open_below(name: str, directory_fd: int) -> int:
     return _open_below(name, directory_fd)
 
 
-def held_descriptor(directory: str) -> int:
-    """The descriptor a walk holds on `directory` (named as the walk names it, see
-    `hold_directory`) while it yields that directory's files, or -1 when it holds none. The
-    directory the walk listed, opened under the root rule, even if its path leads elsewhere
-    since; the walk closes it, so it is used only while the walk is in that directory."""
-    held = _HELD.get("" if directory == os.curdir else directory)
-    return -1 if held is None else held[0]
-
-
 def lstat_held(path: Path) -> os.stat_result:
     """`os.lstat(path)`; for a file of a directory a walk holds (`hold_directory`), the same
     relative to the descriptor held, one name resolved instead of the whole path (the

@@ -13,10 +13,10 @@ qualifies (below), and it holds:
 - the invocation: a digest of the merged options and paths of the run, the working
   directory, the environment variables the tool or its output read, and the encodings
   of the two output streams (`invocation`);
-- the inputs: per file of the run, in its order, a 16-byte digest of the path as the
-  walk gave it and of the digest of the bytes the outcome is of (`Inputs`); and, when the
-  run built the index of pinned files, that index's inputs (every tracked file's path
-  and bytes, `fixture_migrate.consumers.pins.inputs_digest`);
+- the inputs: per file of the run, in its order, the 16-byte digest of the bytes its
+  outcome is of, and one digest of the paths of those files as the walk gave them, in
+  that order (`Inputs`); and, when the run built the index of pinned files, that index's
+  inputs (every tracked file's path and bytes, `fixture_migrate.consumers.pins.inputs_digest`);
 - what the run wrote on stdout and stderr, in order, and its exit code.
 
 A re-run with the same invocation walks the tree as a run does (the same walk, ignore
@@ -46,9 +46,9 @@ from typing import Any
 
 import orjson
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files import beneath
 from fixture_migrate.files.paths import relative_source
-from fixture_migrate.files.reads import read_regular
-from fixture_migrate.files.root import held_descriptor
+from fixture_migrate.files.reads import READ_FLAGS, read_opened
 from fixture_migrate.slots import Record
 from xxhash import xxh3_128_digest
 
@@ -85,22 +85,47 @@ def invocation(values: dict[str, Any], paths: Iterable[Path], streams: Iterable[
     return xxh3_128_digest(orjson.dumps(parts, default=str))
 
 
-def entry(path: Path, content_digest: bytes) -> bytes:
-    """What one file of a run adds to its inputs (16 bytes): the path as the walk gave it,
-    and the digest of its bytes."""
-    return xxh3_128_digest(os.fsencode(str(path)) + b"\0" + content_digest)
+class _Paths:
+    """The digest of a sequence of paths (each as the walk gave it, then a NUL), taken a few
+    hundred paths at a time: one hash call, not one a file, and no list of every path."""
+
+    __slots__ = ("_hash", "_pending")
+
+    def __init__(self) -> None:
+        from xxhash import xxh3_128
+
+        self._hash = xxh3_128()
+        self._pending: list[str] = []
+
+    def add(self, path: str) -> None:
+        pending = self._pending
+        pending.append(path)
+        if len(pending) >= 512:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._pending.append("")
+            self._hash.update(os.fsencode("\0".join(self._pending)))
+            self._pending.clear()
+
+    def digest(self) -> bytes:
+        self._flush()
+        return self._hash.digest()
 
 
 class Inputs:
-    """The inputs of a run as it goes: `add` each file's outcome, in order; `entries` is
-    None once an outcome made the run one that cannot be recorded (see the module)."""
+    """The inputs of a run as it goes: `add` each file's outcome, in order; `entries` (the
+    digests of the files' bytes, 16 bytes each) is None once an outcome made the run one
+    that cannot be recorded (see the module); `paths()` the digest of the files' paths."""
 
-    __slots__ = ("entries", "_cacheable")
+    __slots__ = ("entries", "_paths", "_cacheable")
 
     def __init__(self) -> None:
         from fixture_migrate.migration.cache import CACHEABLE
 
         self.entries: bytearray | None = bytearray()
+        self._paths = _Paths()
         self._cacheable = CACHEABLE
 
     def add(self, result: Any) -> None:
@@ -112,22 +137,34 @@ class Inputs:
         if result.digest is None or result.status not in self._cacheable or result.new_path is not None:
             self.entries = None
             return
-        entries += entry(result.path, result.digest)
+        entries += result.digest
+        self._paths.add(str(result.path))
+
+    def paths(self) -> bytes:
+        """The digest of the paths of the files added, in order."""
+        return self._paths.digest()
 
 
 class RunRecord(Record):
-    """A recorded run: its `invocation` digest, the `entries` of its files (16 bytes each,
-    in order), the `pins` inputs digest of the index of pinned files it built (or None),
-    its `output` (a list of `[kind, text]`, kinds `STDOUT`, `STDERR`, `STDOUT_BYTES`) and
-    its `exit_code`."""
+    """A recorded run: its `invocation` digest, the `entries` of its files (the digests of
+    their bytes, 16 bytes each, in order), the digest of their `paths`, the `pins` inputs
+    digest of the index of pinned files it built (or None), its `output` (a list of
+    `[kind, text]`, kinds `STDOUT`, `STDERR`, `STDOUT_BYTES`) and its `exit_code`."""
 
-    __slots__ = ("invocation", "entries", "pins", "output", "exit_code")
+    __slots__ = ("invocation", "entries", "paths", "pins", "output", "exit_code")
 
     def __init__(
-        self, invocation: bytes, entries: bytes, pins: bytes | None, output: list[list[Any]], exit_code: int
+        self,
+        invocation: bytes,
+        entries: bytes,
+        paths: bytes,
+        pins: bytes | None,
+        output: list[list[Any]],
+        exit_code: int,
     ) -> None:
         self.invocation = invocation
         self.entries = entries
+        self.paths = paths
         self.pins = pins
         self.output = output
         self.exit_code = exit_code
@@ -138,6 +175,7 @@ class RunRecord(Record):
         header = {
             "invocation": self.invocation.hex(),
             "files": len(self.entries) // 16,
+            "paths": self.paths.hex(),
             "pins": None if self.pins is None else self.pins.hex(),
             "exit_code": self.exit_code,
             "output": self.output,
@@ -170,7 +208,7 @@ class RunRecord(Record):
             if not valid or type(code) is not int:
                 return None
             pins = None if header["pins"] is None else bytes.fromhex(header["pins"])
-            return cls(bytes.fromhex(header["invocation"]), entries, pins, output, code)
+            return cls(bytes.fromhex(header["invocation"]), entries, bytes.fromhex(header["paths"]), pins, output, code)
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
@@ -180,46 +218,62 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
     the walk gives them (`(path, error)`), `root` the repo root, `reads` the run's reads
     (`fixture_migrate.files.reads.RunReads`). It stops at the first file that differs.
 
-    Each file is read by its name in the folder the walk holds open while it yields that
-    folder's files (the folder it listed, opened under the root rule; no symlink followed),
-    or, where the walk holds none, as the run reads it (`reads.read`). With the record's
-    `pins`, the inputs of the index of pinned files are read too
-    (`fixture_migrate.consumers.pins.inputs_digest`), each file read above not again: it
-    was read at its path below the root through no symlink, as the index reads it."""
+    Each file is opened in one call from the root along its path below it, never through
+    a symlink (`fixture_migrate.files.beneath`: inside the root at the moment of the call),
+    as the index of pinned files opens it; where that cannot be (no such call, a `..` or a
+    symlink on the way, a file over the index's size limit), it is read as the run reads it
+    (`reads.read`). With the record's `pins`, the inputs of the index are read too
+    (`fixture_migrate.consumers.pins.inputs_digest`), each file opened so above not again."""
     from fixture_migrate.consumers import pins
 
     entries = record.entries
     known: dict[str, bytes] | None = {} if record.pins is not None else None
+    root_fd = -1
+    if beneath.available():
+        try:
+            root_fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            root_fd = -1
     # Per folder, the POSIX path from the root its files' names follow (a run's files lie
     # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
     # it leads elsewhere): the run's own read decides those.
     folders: dict[str, str | None] = {}
+    paths = _Paths()
     count = 0
-    for path, error in files:
-        at = count * 16
-        count += 1
-        if error is not None or at + 16 > len(entries):
-            return False
-        text = str(path)
-        folder, _, name = text.rpartition("/")
-        prefix = folders.get(folder, "")
-        if prefix == "":
-            relative = relative_source(path, root)
-            climbs = ".." in folder.split("/") or name in ("", ".", "..") or not (relative == name or relative.endswith("/" + name))
-            prefix = folders[folder] = None if climbs else relative[: len(relative) - len(name)]
-        held = -1 if prefix is None else held_descriptor(folder)
-        data = None if held < 0 else read_regular(held, name, pins.MAX_TEXT_BYTES)
-        if data is not None:
-            found = xxh3_128_digest(data)
-            if known is not None:
-                known[prefix + name] = found  # type: ignore[operator]
-        else:
-            try:
-                found = xxh3_128_digest(reads.read(path))
-            except FixtureError:
+    try:
+        for path, error in files:
+            at = count * 16
+            count += 1
+            if error is not None or at + 16 > len(entries):
                 return False
-        if xxh3_128_digest(os.fsencode(text) + b"\0" + found) != entries[at : at + 16]:
-            return False
-    if count * 16 != len(entries):
+            text = str(path)
+            folder, _, name = text.rpartition("/")
+            prefix = folders.get(folder, "")
+            if prefix == "":
+                relative = relative_source(path, root)
+                exact = relative == name or relative.endswith("/" + name)
+                climbs = ".." in folder.split("/") or name in ("", ".", "..") or not exact
+                prefix = folders[folder] = None if climbs else relative[: len(relative) - len(name)]
+            data = None
+            if prefix is not None and root_fd >= 0:
+                fd = beneath.open_beneath(root_fd, prefix + name, READ_FLAGS)
+                if fd is not None:
+                    data = read_opened(fd, pins.MAX_TEXT_BYTES)
+            if data is not None:
+                found = xxh3_128_digest(data)
+                if known is not None:
+                    known[prefix + name] = found  # type: ignore[operator]
+            else:
+                try:
+                    found = xxh3_128_digest(reads.read(path))
+                except FixtureError:
+                    return False
+            if found != entries[at : at + 16]:
+                return False
+            paths.add(text)
+    finally:
+        if root_fd >= 0:
+            os.close(root_fd)
+    if count * 16 != len(entries) or paths.digest() != record.paths:
         return False
     return known is None or pins.inputs_digest(root, known) == record.pins

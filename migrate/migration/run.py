@@ -358,11 +358,12 @@ class MigrationRun:
             summary["pinned"] = counts[Status.PINNED]
         return summary
 
-    def record_inputs(self) -> tuple[bytes, bytes | None] | None:
+    def record_inputs(self) -> tuple[bytes, bytes, bytes | None] | None:
         """The inputs of this run for its record (`fixture_migrate.migration.replay`): the
-        entries of its files and the inputs of the index of pinned files it built (None
-        when it built none), or None when the run cannot be recorded (no cache, no
-        `inputs`, an outcome that is not a cached verdict, an index that keeps no inputs)."""
+        digests of its files' bytes, the digest of their paths, and the inputs of the index
+        of pinned files it built (None when it built none); or None when the run cannot be
+        recorded (no cache, no `inputs`, an outcome that is not a cached verdict, an index
+        that keeps no inputs)."""
         if self.engine.cache is None or self.inputs is None or self.inputs.entries is None:
             return None
         pins = None
@@ -370,7 +371,7 @@ class MigrationRun:
             pins = getattr(self._pins, "inputs", None)
             if pins is None:
                 return None
-        return bytes(self.inputs.entries), pins
+        return bytes(self.inputs.entries), self.inputs.paths(), pins
 
     def save(self) -> None:
         """Write what the cache learnt in this run (best effort), when the run keeps one."""

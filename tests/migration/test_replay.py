@@ -4,26 +4,34 @@ same order, and, where the run built the index of pinned files, every tracked fi
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from fixture_migrate.consumers import pins
+from fixture_migrate.files import beneath
 from fixture_migrate.files.reads import RunReads
 from fixture_migrate.files.walk import iter_files
 from fixture_migrate.migration import replay
 from fixture_migrate.migration.cache import digest
 from fixture_migrate.migration.engine import FileResult
-from fixture_migrate.migration.replay import MAGIC, Inputs, RunRecord, entry, same_inputs
+from fixture_migrate.migration.replay import MAGIC, Inputs, RunRecord, same_inputs
 from fixture_migrate.migration.status import Status
+from xxhash import xxh3_128_digest
 
 from tests.helpers import CANONICAL, LEGACY
 
 
+def paths_digest(paths: list[Path]) -> bytes:
+    return xxh3_128_digest(b"".join(os.fsencode(str(path)) + b"\0" for path in paths))
+
+
 def record_of(root: Path, *, pinned: bool = False) -> RunRecord:
-    """The record a run over `root` would make now: each walked file's entry, in walk order."""
-    entries = b"".join(entry(path, digest(path.read_bytes())) for path, _ in iter_files([root], root=root))
+    """The record a run over `root` would make now: each walked file's digest, in walk order."""
+    walked = [path for path, _ in iter_files([root], root=root)]
+    entries = b"".join(digest(path.read_bytes()) for path in walked)
     pins_inputs = pins.inputs_digest(root, {}) if pinned else None
-    return RunRecord(b"i" * 16, entries, pins_inputs, [[replay.STDERR, "would migrate x\n"]], 1)
+    return RunRecord(b"i" * 16, entries, paths_digest(walked), pins_inputs, [[replay.STDERR, "would migrate x\n"]], 1)
 
 
 def matches(record: RunRecord, root: Path) -> bool:
@@ -43,9 +51,9 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_a_record_file_round_trips():
-    record = RunRecord(b"\x01" * 16, b"\x02" * 48, b"\x03" * 16, [[1, "out\n"], [2, "é\n"], [3, "{}\n"]], 1)
+    record = RunRecord(b"\x01" * 16, b"\x02" * 48, b"\x04" * 16, b"\x03" * 16, [[1, "out\n"], [2, "é\n"], [3, "{}\n"]], 1)
     assert RunRecord.load(record.dump()) == record
-    no_pins = RunRecord(b"\x01" * 16, b"", None, [], 0)
+    no_pins = RunRecord(b"\x01" * 16, b"", b"\x04" * 16, None, [], 0)
     assert RunRecord.load(no_pins.dump()) == no_pins
 
 
@@ -58,16 +66,17 @@ def test_a_record_file_round_trips():
         MAGIC + b"{}",
         MAGIC + b"{not json\n",
         MAGIC + b"[]\n",
-        b"fixture-migrate run 0\n" + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 1, "pins": null, "exit_code": 0, "output": []}\n' + b"x" * 15,
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 0, "output": []}\n' + b"x",
-        MAGIC + b'{"invocation": "zz", "files": 0, "pins": null, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": 5, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": "1", "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": [[4, "x"]]}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": [[1, 2]]}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": {}}\n',
-        MAGIC + b'{"invocation": "00", "pins": null, "exit_code": 1, "output": []}\n',
+        b"fixture-migrate run 0\n" + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 1, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n' + b"x" * 15,
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n' + b"x",
+        MAGIC + b'{"invocation": "zz", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": 5, "exit_code": 0, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": "1", "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": [[4, "x"]]}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": [[1, 2]]}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": {}}\n',
+        MAGIC + b'{"invocation": "00", "paths": "00", "pins": null, "exit_code": 1, "output": []}\n',
+        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": []}\n',
     ],
 )
 def test_what_is_not_a_record_is_none(raw):
@@ -76,7 +85,7 @@ def test_what_is_not_a_record_is_none(raw):
 
 def test_output_that_is_not_text_cannot_be_recorded():
     with pytest.raises(TypeError):
-        RunRecord(b"i" * 16, b"", None, [[1, "\udcff"]], 0).dump()
+        RunRecord(b"i" * 16, b"", b"p" * 16, None, [[1, "\udcff"]], 0).dump()
 
 
 def test_inputs_keep_cached_verdicts_only():
@@ -84,7 +93,8 @@ def test_inputs_keep_cached_verdicts_only():
     kept = FileResult(Path("a.json"), Status.UNCHANGED)
     kept.digest = b"d" * 16
     inputs.add(kept)
-    assert inputs.entries == entry(Path("a.json"), b"d" * 16)
+    assert inputs.entries == b"d" * 16
+    assert inputs.paths() == paths_digest([Path("a.json")])
     for status in (Status.ERROR, Status.UNCLAIMED, Status.OTHER_TOOL):
         other = Inputs()
         result = FileResult(Path("b.json"), status)
@@ -170,8 +180,10 @@ def test_every_walked_file_is_read_and_hashed(tree, monkeypatch):
     assert contents <= set(hashed)
 
 
-def test_the_walk_holds_the_folder_each_file_is_read_from(tree, monkeypatch):
-    """Each file is read by name in the folder the walk holds open, not along its path again."""
+@pytest.mark.skipif(not beneath.available(), reason="no openat2 here: every file is read the run's way")
+def test_each_file_is_opened_from_the_root_in_one_call(tree, monkeypatch):
+    """Where the kernel can, each file is opened below the root in one call (never the
+    run's slower read), and that read serves the index's inputs too."""
     from fixture_migrate.files import reads
 
     slow: list[Path] = []
