@@ -17,12 +17,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from fixture_migrate.cli.output import GithubStream
 
-if TYPE_CHECKING:
-    pass  # imported where used: most runs record nothing
 
 def _terminal(stream: Any) -> bool:
     isatty = getattr(stream, "isatty", None)
@@ -87,16 +85,16 @@ def _beneath(stream: Any) -> Any:
 
 
 class _Recorded:
-    """A text stream that writes through to `stream` and notes each write in `events` as
-    `[kind, text]` (consecutive writes of one kind joined); its `buffer` does the same
-    for bytes, which it notes decoded (a write of bytes that are not UTF-8, or of text
-    past `replay.MAX_OUTPUT_CHARS` in all, makes the run one that is not recorded)."""
+    """A text stream that writes through to `stream` and notes each write with the
+    recorder as `kind`; its `buffer` does the same for bytes, which it notes decoded as
+    `bytes_kind` (bytes that are not UTF-8, bytes where no `bytes_kind` is given, or text
+    past `replay.MAX_OUTPUT_CHARS` in all make the run one that is not recorded)."""
 
     def __init__(self, stream: TextIO, kind: int, recorder: Recorder, bytes_kind: int | None = None) -> None:
         self._stream = stream
         self._kind = kind
         self._recorder = recorder
-        if bytes_kind is not None and getattr(stream, "buffer", None) is not None:
+        if getattr(stream, "buffer", None) is not None:
             self.buffer = _RecordedBytes(stream.buffer, recorder, bytes_kind)
 
     def write(self, text: str) -> int:
@@ -112,7 +110,9 @@ class _Recorded:
 
 
 class _RecordedBytes:
-    def __init__(self, buffer: Any, recorder: Recorder, kind: int) -> None:
+    """The binary buffer of a `_Recorded` stream (see there)."""
+
+    def __init__(self, buffer: Any, recorder: Recorder, kind: int | None) -> None:
         self._buffer = buffer
         self._recorder = recorder
         self._kind = kind
@@ -121,6 +121,8 @@ class _RecordedBytes:
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError:
+            text = None
+        if text is None or self._kind is None:
             self._recorder.events = None
         else:
             self._recorder.note(self._kind, text)
