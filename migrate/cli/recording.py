@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from fixture_migrate.cli.output import GithubStream
+from fixture_migrate.files import parallel
 
 
 def _terminal(stream: Any) -> bool:
@@ -135,7 +136,8 @@ class _RecordedBytes:
 class Recorder:
     """Records what a run prints while entered (`with recorder:`), and its inputs
     (`take`); `save(exit_code)` writes the record. `invocation` is the run's
-    `replay.invocation` digest; `events` the output so far, None once it cannot be kept."""
+    `replay.invocation` digest; `events` the output so far (per stretch of one kind, its
+    pieces), None once it cannot be kept."""
 
     def __init__(self, invocation: bytes) -> None:
         from fixture_migrate.migration import replay
@@ -146,6 +148,7 @@ class Recorder:
         self.events: list[list[Any]] | None = []
         self._chars = 0
         self._hooked: list[tuple[Any, str, Any]] = []
+        self._pools = 0
         self._taken: tuple[Any, bytes, bytes, bytes | None] | None = None
 
     def note(self, kind: int, text: str) -> None:
@@ -156,15 +159,20 @@ class Recorder:
         if self._chars > self._most:
             self.events = None
         elif events and events[-1][0] == kind:
-            events[-1][1] += text
+            events[-1][1].append(text)  # joined once, in `output` (`+=` would copy it all each time)
         else:
-            events.append([kind, text])
+            events.append([kind, [text]])
+
+    def output(self) -> list[list[Any]]:
+        """The output so far as `replay.RunRecord` keeps it: `[kind, text]`, in order."""
+        return [[kind, "".join(texts)] for kind, texts in self.events or ()]
 
     def __enter__(self) -> Recorder:
         # Beneath the `github` format's filter when the command line put one on the stream
         # (`cli.app.main`): what is recorded is what reached the stream, and a replay writes
         # it there (`start`), not through the filter again.
         replay = self._replay
+        self._pools = parallel.pools_started
         self._hooked = []
         for name, kind, bytes_kind in (("stdout", replay.STDOUT, replay.STDOUT_BYTES), ("stderr", replay.STDERR, None)):
             current = getattr(sys, name)
@@ -187,6 +195,10 @@ class Recorder:
                 setattr(owner, name, stream)
         if kind is not None:
             self.events = None  # a run that did not end as runs end is never replayed
+        if parallel.pools_started != self._pools:
+            # What a worker process printed (a plugin's warning, say) went straight to the
+            # stream: this process never saw it. A later run that plans nothing starts none.
+            self.events = None
 
     def take(self, run: Any) -> None:
         """Take the inputs of the `MigrationRun` `run`, now over (`record_inputs`)."""
@@ -199,7 +211,7 @@ class Recorder:
             return False
         cache, entries, paths, pins = self._taken
         try:
-            data = self._replay.RunRecord(self.invocation, entries, paths, pins, self.events, exit_code).dump()
+            data = self._replay.RunRecord(self.invocation, entries, paths, pins, self.output(), exit_code).dump()
         except TypeError:  # text orjson cannot write (a lone surrogate)
             return False
         return cache.write_record(data)

@@ -1,7 +1,9 @@
 """Pinned fixture files: the repository checks their bytes, so `migrate` leaves them alone.
 
 A file is pinned when another tracked text file of the repository holds its sha256 or
-sha1 hex digest, or its exact byte count on a line that names it (its base name). Such a
+sha1 hex digest, or its exact byte count on a line that names it (its base name). The
+files of the tool's cache, when it lies inside the root, are not the repository's: they
+are never read. Such a
 file is left byte-identical by `migrate` and named with the place that pins it
 ("pinned by `tests/ports.test.ts:40`"), unless `--include-pinned`.
 
@@ -203,6 +205,20 @@ def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[
     return held
 
 
+def _cache_folder(root: Path) -> str | None:
+    """The cache's directory (`fixture_migrate.migration.cache.cache_dir`) as a prefix of the
+    POSIX paths from `root` of the files in it (`x/cache/`), when it lies inside the root;
+    else None. Its files are the tool's, rewritten by every run: never the repository's
+    text, so never read for pins."""
+    from fixture_migrate.migration.cache import cache_dir
+
+    base = os.path.realpath(root)
+    found = os.path.relpath(os.path.realpath(cache_dir(root)), base)
+    if found == os.curdir or found == os.pardir or found.startswith(os.pardir + os.sep):
+        return None
+    return found.replace(os.sep, "/") + "/"
+
+
 def _input(relative: str, content_digest: bytes | None) -> bytes:
     """What one tracked file adds to an index's `inputs`: its path (no NUL in it), then its
     bytes' digest, or a mark that it was not read (a symlink, too large, gone)."""
@@ -218,9 +234,12 @@ def inputs_digest(root: Path, known: dict[str, bytes]) -> bytes:
 
     inputs = xxh3_128()
     pending: list[bytes] = []  # hashed a few hundred at a time: one call, not one a file
+    cache = _cache_folder(root)
     reader = TrackedReader(root)
     try:
         for path, relative in _tracked(root):
+            if cache is not None and relative.startswith(cache):
+                continue
             found = known.get(relative)
             if found is None:
                 data = reader.read(path, relative)
@@ -279,9 +298,12 @@ class PinIndex:
             from xxhash import xxh3_128, xxh3_128_digest  # here: most runs keep no inputs
 
             inputs = xxh3_128()
+        cache = _cache_folder(self.root)
         reader = TrackedReader(self.root)
         try:
             for path, relative in _tracked(self.root):
+                if cache is not None and relative.startswith(cache):
+                    continue  # the tool's own files
                 data = reader.read(path, relative)
                 if inputs is not None:
                     inputs.update(_input(relative, None if data is None else xxh3_128_digest(data)))

@@ -80,6 +80,12 @@ def _start(parent: int, initializer: Callable[..., None], initargs: tuple[Any, .
     initializer(*initargs)
 
 
+pools_started = 0
+"""How many times this process started worker processes (`ordered_map`): what a worker
+prints reaches the output without passing through this process, so a run that started
+none is the one whose output the process saw whole (`fixture_migrate.cli.recording`)."""
+
+
 class Done:
     """An item whose result is known already (a cached verdict): `ordered_map` yields its
     `value` in its place, without sending it to a worker."""
@@ -136,6 +142,8 @@ def ordered_map(
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     segments = _segments(itertools.chain(head, source), CHUNK, grow_after=jobs * AHEAD)
     start_args = (os.getpid(), initializer, initargs)
+    global pools_started
+    pools_started += 1
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start, initargs=start_args)
     try:
         pending: collections.deque[Any] = collections.deque()

@@ -40,6 +40,7 @@ under `MAX_OUTPUT_CHARS`.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,8 @@ def invocation(values: dict[str, Any], paths: Iterable[Path], streams: Iterable[
     """The digest (16 bytes) of what a run's output depends on besides its inputs: the
     merged option `values` of the subcommand (name -> value), the `paths` as named, the
     working directory, the environment variables `ENVIRONMENT` and `FIXTURE_MIGRATE_*`,
-    and the encoding and error handler of each of the output `streams`."""
+    the encoding and error handler of each of the output `streams`, and the file system's
+    encoding and error handler."""
     environment = sorted(
         (name, value) for name, value in os.environ.items() if name in ENVIRONMENT or name.startswith("FIXTURE_MIGRATE_")
     )
@@ -81,6 +83,8 @@ def invocation(values: dict[str, Any], paths: Iterable[Path], streams: Iterable[
         os.getcwd(),
         environment,
         [[getattr(stream, "encoding", None), getattr(stream, "errors", None)] for stream in streams],
+        # How a file name's bytes become the text printed (a name not in UTF-8, say).
+        [sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()],
     ]
     return xxh3_128_digest(orjson.dumps(parts, default=str))
 
@@ -170,8 +174,9 @@ class RunRecord(Record):
         self.exit_code = exit_code
 
     def dump(self) -> bytes:
-        """The record file's bytes: `MAGIC`, a JSON header line, the entries. Raises
-        `TypeError` (orjson's `JSONEncodeError`) for output that is not valid text."""
+        """The record file's bytes: `MAGIC`, a line with the checksum (XXH3-128, hex) of the
+        rest, a JSON header line, the entries. Raises `TypeError` (orjson's
+        `JSONEncodeError`) for output that is not valid text."""
         header = {
             "invocation": self.invocation.hex(),
             "files": len(self.entries) // 16,
@@ -180,7 +185,8 @@ class RunRecord(Record):
             "exit_code": self.exit_code,
             "output": self.output,
         }
-        return MAGIC + orjson.dumps(header) + b"\n" + self.entries
+        body = orjson.dumps(header) + b"\n" + self.entries
+        return MAGIC + xxh3_128_digest(body).hex().encode() + b"\n" + body
 
     @classmethod
     def load(cls, raw: bytes) -> RunRecord | None:
@@ -188,11 +194,14 @@ class RunRecord(Record):
         corrupt, truncated, of another format)."""
         if not raw.startswith(MAGIC):
             return None
-        end = raw.find(b"\n", len(MAGIC))
+        start = len(MAGIC) + 33  # the checksum line: 32 hex digits and a line break
+        if raw[start - 1 : start] != b"\n" or raw[len(MAGIC) : start - 1] != xxh3_128_digest(raw[start:]).hex().encode():
+            return None  # damaged (a write cut short, a flipped byte): never replayed
+        end = raw.find(b"\n", start)
         if end < 0:
             return None
         try:
-            header = orjson.loads(raw[len(MAGIC) : end])
+            header = orjson.loads(raw[start:end])
             entries = raw[end + 1 :]
             if not isinstance(header, dict) or len(entries) != 16 * header["files"]:
                 return None

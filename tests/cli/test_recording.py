@@ -313,3 +313,43 @@ def test_in_a_git_repository_a_newly_tracked_pin_is_seen(tree, monkeypatch, caps
     tracked = check(tree, monkeypatch, capsys)
     assert said(tracked) == said(fresh(tree, monkeypatch, capsys))
     assert tracked.code == 0 and "pinned by `NOTES.md:1`" in tracked.err
+
+
+def test_a_run_on_worker_processes_is_not_recorded_but_the_next_one_is(tree, monkeypatch, capsys):
+    """What a worker prints reaches the stream without passing through the run's own
+    process, so a record of such a run could miss it: it is never recorded. The re-run,
+    which plans nothing and starts no worker, is; and the one after it replays."""
+    from fixture_migrate.files import parallel
+
+    evals = tree / "skills" / "demo" / "evals"
+    for n in range(80):  # enough to be worth two processes (`parallel.MIN_FILES_PER_JOB`)
+        (evals / f"more-{n:02d}.json").write_text(LEGACY.replace('"Greets"', f'"Greets {n}"'))
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    before = parallel.pools_started
+    first = check(tree, monkeypatch, capsys, "--jobs", "2")
+    assert parallel.pools_started == before + 1
+    assert records(tree) == []
+    second = check(tree, monkeypatch, capsys, "--jobs", "2")
+    assert parallel.pools_started == before + 1 and len(records(tree)) == 1
+    third = check(tree, monkeypatch, capsys, "--jobs", "2")
+    assert said(first) == said(second) == said(third) == said(fresh(tree, monkeypatch, capsys, "--jobs", "2"))
+
+
+def test_a_cache_directory_inside_the_root_replays_and_pins_nothing(tree, monkeypatch, capsys):
+    """A cache directory named inside the root (not hidden, no git) is the tool's: the index
+    of pinned files never reads it, so its files (rewritten by each run) neither change the
+    index's inputs nor pin anything."""
+    monkeypatch.setenv(ENV_VAR, str(tree / "cache"))
+    first = check(tree, monkeypatch, capsys)
+    (record,) = sorted((tree / "cache").glob("*.run"))
+    written = record.stat().st_mtime_ns
+    again = check(tree, monkeypatch, capsys)
+    assert said(again) == said(first) == said(fresh(tree, monkeypatch, capsys))
+    assert record.stat().st_mtime_ns == written  # replayed: nothing written
+    from fixture_migrate.consumers import pins
+
+    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
+    size = len(legacy.read_bytes())
+    (tree / "cache" / "notes.txt").write_text(f"legacy.json {size}\n")  # would pin it, were it read
+    index = pins.PinIndex(tree)
+    assert index.pinned_by(legacy, (size, "0" * 40, "0" * 64)) is None

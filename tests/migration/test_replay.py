@@ -57,30 +57,51 @@ def test_a_record_file_round_trips():
     assert RunRecord.load(no_pins.dump()) == no_pins
 
 
+def signed(body: bytes) -> bytes:
+    """A record file of `body` (header line and entries) with a right checksum."""
+    return MAGIC + xxh3_128_digest(body).hex().encode() + b"\n" + body
+
+
+HEADER = b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n'
+
+
 @pytest.mark.parametrize(
     "raw",
     [
         b"",
         b"garbage",
         MAGIC,
-        MAGIC + b"{}",
-        MAGIC + b"{not json\n",
-        MAGIC + b"[]\n",
-        b"fixture-migrate run 0\n" + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 1, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n' + b"x" * 15,
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n' + b"x",
-        MAGIC + b'{"invocation": "zz", "files": 0, "paths": "00", "pins": null, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": 5, "exit_code": 0, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": "1", "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": [[4, "x"]]}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": [[1, 2]]}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "paths": "00", "pins": null, "exit_code": 1, "output": {}}\n',
-        MAGIC + b'{"invocation": "00", "paths": "00", "pins": null, "exit_code": 1, "output": []}\n',
-        MAGIC + b'{"invocation": "00", "files": 0, "pins": null, "exit_code": 1, "output": []}\n',
+        MAGIC + HEADER,  # no checksum
+        b"fixture-migrate run 0\n" + signed(HEADER)[len(MAGIC) :],
+        signed(b"{}"),
+        signed(b"{not json\n"),
+        signed(b"[]\n"),
+        signed(HEADER.replace(b'"files": 0', b'"files": 1') + b"x" * 15),
+        signed(HEADER + b"x"),
+        signed(HEADER.replace(b'"invocation": "00"', b'"invocation": "zz"')),
+        signed(HEADER.replace(b'"pins": null', b'"pins": 5')),
+        signed(HEADER.replace(b'"exit_code": 0', b'"exit_code": "1"')),
+        signed(HEADER.replace(b'"output": []', b'"output": [[4, "x"]]')),
+        signed(HEADER.replace(b'"output": []', b'"output": [[1, 2]]')),
+        signed(HEADER.replace(b'"output": []', b'"output": {}')),
+        signed(HEADER.replace(b'"files": 0, ', b"")),
+        signed(HEADER.replace(b'"paths": "00", ', b"")),
     ],
 )
 def test_what_is_not_a_record_is_none(raw):
     assert RunRecord.load(raw) is None
+    assert RunRecord.load(signed(HEADER)) is not None  # the same, well formed
+
+
+def test_a_record_with_any_byte_changed_is_none():
+    record = RunRecord(b"\x01" * 16, b"\x02" * 32, b"\x04" * 16, None, [[2, "would migrate a.json\n"]], 1)
+    raw = record.dump()
+    assert RunRecord.load(raw) == record
+    for at in range(len(raw)):
+        flipped = raw[:at] + bytes([raw[at] ^ 0x01]) + raw[at + 1 :]
+        assert RunRecord.load(flipped) is None, at
+    for cut in range(len(raw)):
+        assert RunRecord.load(raw[:cut]) is None, cut
 
 
 def test_output_that_is_not_text_cannot_be_recorded():
