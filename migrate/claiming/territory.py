@@ -240,16 +240,55 @@ def territory_file(name: str) -> bool:
 class Places:
     """Says where a file lies: in fixture territory, in a sandbox there (module docstring).
     Remembers which folders hold a project marker or an `__init__.py`, so a walk stats
-    each folder once; the facts are judged on the path relative to the repository root."""
+    each folder once; the facts are judged on the path relative to the repository root.
+
+    `facts(path, root)` gives, as one text, what of the file system besides the file's
+    own path and bytes these judgements read: where a symlinked file leads, and which
+    markers the folders on its way hold (`PROJECT_MARKERS`); a verdict cached for a file
+    holds only while these are the same (`fixture_migrate.migration.cache`)."""
 
     def __init__(self) -> None:
         self._markers: dict[str, str | None] = {}
+        self._present: dict[str, str] = {}  # folder -> the markers it holds, comma-separated
+        self._chains: dict[tuple[str, str], str] = {}  # (folder, root) -> `facts` of its files
 
     def _marker(self, folder: Path, markers: tuple[str, ...] = PROJECT_MARKERS) -> str | None:
         key = f"{folder}\0{len(markers)}"
         if key not in self._markers:
             self._markers[key] = next((m for m in markers if os.path.isfile(folder / m)), None)
         return self._markers[key]
+
+    def facts(self, path: Path | str, root: Path | None = None, *, link: bool | None = None) -> str:
+        """What the judgements of the file `path` read of the file system besides its path
+        and bytes, as one text ("" when nothing: no symlink, no marker on its way): the
+        target of a symlinked file (`link`: whether `path` is one, None to look), and per
+        folder from the root to the file (to its target, for a symlink) the markers of
+        `PROJECT_MARKERS` it holds as files."""
+        text = os.fspath(path)
+        if link is None:
+            link = os.path.islink(text)
+        target = ""
+        if link:
+            text = os.path.realpath(text)
+            target = relative(Path(text), root).as_posix()
+        folder = os.path.dirname(text)
+        key = (folder, "" if root is None else os.fspath(root))
+        chain = self._chains.get(key)
+        if chain is None:
+            folders = relative(Path(text), root).parts[:-1]
+            base = _base(root)
+            found = []
+            for index in range(len(folders)):
+                place = os.path.join(base, *folders[: index + 1])
+                present = self._present.get(place)
+                if present is None:
+                    present = self._present[place] = ",".join(
+                        m for m in PROJECT_MARKERS if os.path.isfile(os.path.join(place, m))
+                    )
+                if present:
+                    found.append(f"{'/'.join(folders[: index + 1])}: {present}")
+            chain = self._chains[key] = "; ".join(found)
+        return f"{target}\0{chain}" if target or chain else ""
 
     def _start(self, folders: tuple[str, ...], base: Path) -> int | None:
         """The territory folder that holds the file: the outermost one that is not a Python
@@ -317,6 +356,11 @@ def forget_places() -> None:
     process (the API, the pytest plugin) never judges a file by folders as they were."""
     global _places
     _places = Places()
+
+
+def place_facts(path: Path | str, root: Path | None = None, *, link: bool | None = None) -> str:
+    """`Places.facts` with the process's `Places` (see `forget_places`)."""
+    return _places.facts(path, root, link=link)
 
 
 def territory(path: Path | None, root: Path | None = None, *, included: bool = False) -> str | None:

@@ -11,6 +11,9 @@ What an entry is keyed on, so that a stale verdict cannot be used:
   XXH3, 128 bits); size and modification time are not trusted, so a file edited
   with its size and mtime restored is still planned again. Reading is what a run
   must do anyway; the hash costs a few milliseconds per 50 MB;
+- what else of the file system its verdict read (`entry_digest`): where a symlinked
+  file leads, and which project markers (`package.json`, `__init__.py`, ...) the
+  folders on its way hold, which make a folder a sandbox or a package;
 - its path relative to the repo root (the `source_file` of its cases, and the
   skill inferred from it);
 - in the name of the cache file, everything else a verdict depends on: the tool
@@ -78,7 +81,7 @@ from fixture_migrate.migration.status import Status
 CACHE_DIR_NAME = ".fixture_migrate_cache"
 ENV_VAR = "FIXTURE_MIGRATE_CACHE_DIR"
 MAGIC_PREFIX = b"fixture-migrate cache "
-MAGIC = MAGIC_PREFIX + b"4\n"
+MAGIC = MAGIC_PREFIX + b"5\n"
 """The first line of every cache file: a file without it is not read."""
 
 CACHEABLE = (Status.UNCHANGED, Status.NOT_FIXTURE, Status.CHANGED)
@@ -86,6 +89,14 @@ CACHEABLE = (Status.UNCHANGED, Status.NOT_FIXTURE, Status.CHANGED)
 
 digest = xxhash.xxh3_128_digest
 """The content hash of a file's bytes (16 bytes)."""
+
+
+def entry_digest(content_digest: bytes, facts: str) -> bytes:
+    """The digest an entry is of (16 bytes): the `digest` of the file's bytes, with the
+    facts of the file system its verdict read besides (`claiming.territory.place_facts`:
+    a symlink's target, the markers on its way) folded in; the content digest itself
+    when there are none."""
+    return content_digest if not facts else digest(content_digest + os.fsencode(facts))
 
 
 def cache_dir(repo_root: Path) -> Path:

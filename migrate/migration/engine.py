@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixture_migrate.claiming.territory import forget_places
+from fixture_migrate.claiming.territory import forget_places, place_facts
 from fixture_migrate.claiming.rules import Claim, Verdict, decide, at_home, is_local, proven_unchanged, python_records
 from fixture_migrate.adapting.protocol import Adapter, Context
 from fixture_migrate.claiming.registry import Registry, migration_registry
@@ -382,9 +382,7 @@ class Engine:
             return FileResult(path, Status.ERROR, error=error)
         if self.cache is None:
             return self.plan_bytes(path, raw)
-        from fixture_migrate.migration.cache import digest
-
-        entry = (relative_source(path, self.options.repo_root), digest(raw))
+        entry = (relative_source(path, self.options.repo_root), self._entry_digest(path, raw))
         found = self._cached(path, entry, raw)
         if found is not None:
             return found
@@ -424,7 +422,16 @@ class Engine:
             raw = self.read(path)
         except FixtureError:
             return None
-        return self._cached(path, (relative, self.cache.digest(raw)), raw)
+        return self._cached(path, (relative, self._entry_digest(path, raw)), raw)
+
+    def _entry_digest(self, path: Path, raw: bytes, *, link: bool | None = None) -> bytes:
+        """The digest the cache entry of the file `path` with the bytes `raw` is of: the
+        bytes' digest, with what else of the file system its verdict reads
+        (`fixture_migrate.claiming.territory.place_facts`; `link`: whether `path` is a
+        symlink, None to look)."""
+        from fixture_migrate.migration.cache import digest, entry_digest
+
+        return entry_digest(digest(raw), place_facts(path, self.options.repo_root, link=link))
 
     def note_read(self, relative: str, data: bytes, info: os.stat_result) -> bool:
         """Learn from a read made for another purpose in this run (the pin index's): `data`
@@ -440,7 +447,9 @@ class Engine:
             return False
         if len(data) > self._reads.limit(relative).bytes:
             return False  # `read` would refuse it now: the file is planned, and the error said
-        cache.entries.see(relative, cache.digest(data), cache.identity(info))
+        # Read at its own path through no symlink: not a symlink itself.
+        found = self._entry_digest(Path(self.options.repo_root, relative), data, link=False)
+        cache.entries.see(relative, found, cache.identity(info))
         return cache.pins_nothing(relative)
 
     def note_pins_nothing(self, relative: str) -> None:

@@ -13,8 +13,9 @@ qualifies (below), and it holds:
 - the invocation: a digest of the merged options and paths of the run, the working
   directory, the environment variables the tool or its output read, and the encodings
   of the two output streams (`invocation`);
-- the inputs: per file of the run, in its order, the 16-byte digest of the bytes its
-  outcome is of, and one digest of the paths of those files as the walk gave them, in
+- the inputs: per file of the run, in its order, the 16-byte digest its outcome is of
+  (its bytes, and what else of the file system its verdict read: where a symlink leads,
+  the markers on its way; `cache.entry_digest`), and one digest of the paths of those files as the walk gave them, in
   that order (`Inputs`); and, when the run built the index of pinned files, that index's
   inputs (every tracked file's path and bytes, `fixture_migrate.consumers.pins.inputs_digest`);
 - what the run wrote on stdout and stderr, in order, and its exit code.
@@ -233,8 +234,11 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
     symlink on the way, a file over the index's size limit), it is read as the run reads it
     (`reads.read`). With the record's `pins`, the inputs of the index are read too
     (`fixture_migrate.consumers.pins.inputs_digest`), each file opened so above not again."""
+    from fixture_migrate.claiming.territory import forget_places, place_facts
     from fixture_migrate.consumers import pins
+    from fixture_migrate.migration.cache import entry_digest
 
+    forget_places()  # the markers on each file's way, as they are now
     entries = record.entries
     known: dict[str, bytes] | None = {} if record.pins is not None else None
     root_fd = -1
@@ -269,12 +273,14 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
                 if fd is not None:
                     data = read_opened(fd, pins.MAX_TEXT_BYTES)
             if data is not None:
-                found = xxh3_128_digest(data)
+                content = xxh3_128_digest(data)
                 if known is not None:
-                    known[prefix + name] = found  # type: ignore[operator]
+                    known[prefix + name] = content  # type: ignore[operator]
+                # Opened through no symlink: not a symlink itself.
+                found = entry_digest(content, place_facts(text, root, link=False))
             else:
                 try:
-                    found = xxh3_128_digest(reads.read(path))
+                    found = entry_digest(xxh3_128_digest(reads.read(path)), place_facts(path, root))
                 except FixtureError:
                     return False
             if found != entries[at : at + 16]:

@@ -353,3 +353,23 @@ def test_a_cache_directory_inside_the_root_replays_and_pins_nothing(tree, monkey
     (tree / "cache" / "notes.txt").write_text(f"legacy.json {size}\n")  # would pin it, were it read
     index = pins.PinIndex(tree)
     assert index.pinned_by(legacy, (size, "0" * 40, "0" * 64)) is None
+
+
+def test_a_marker_on_a_files_way_added_after_the_record_is_seen(tree, monkeypatch, capsys):
+    """A folder below `evals/` with a project marker is a sandbox: its files are data. The
+    marker is no file the run walks, but the verdicts it decides are of it, so a replay too."""
+    sub = tree / "skills" / "demo" / "evals" / "sub"
+    sub.mkdir()
+    (sub / "local.json").write_text(
+        '{"cases": [{"prompt": "hello there", "expected": "greets back"}, {"prompt": "bye", "expected": "waves"}]}\n'
+    )
+    first = check(tree, monkeypatch, capsys)
+    assert said(check(tree, monkeypatch, capsys)) == said(first)  # replayed
+    assert "local.json" in first.err
+    (sub / "go.mod").write_text("module x\n")
+    sandboxed = check(tree, monkeypatch, capsys)
+    assert said(sandboxed) == said(fresh(tree, monkeypatch, capsys))
+    assert "local.json" not in sandboxed.err
+    assert said(check(tree, monkeypatch, capsys)) == said(sandboxed)
+    (sub / "go.mod").unlink()
+    assert said(check(tree, monkeypatch, capsys)) == said(first)

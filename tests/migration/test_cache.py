@@ -668,3 +668,54 @@ def test_a_pin_added_after_a_cached_verdict_still_keeps_the_file(tree, monkeypat
     (tree / "pins.txt").write_text(hashlib.sha256(legacy.read_bytes()).hexdigest() + "  skills/demo/evals/legacy.json\n")
     again = check(tree, monkeypatch, capsys)
     assert again.code == 0 and "pinned by `pins.txt:1`" in again.err
+
+
+LOCAL = '{"cases": [{"prompt": "hello there", "expected": "greets back"}, {"prompt": "bye now", "expected": "waves"}]}\n'
+
+
+@pytest.mark.parametrize("marker", ["go.mod", "package.json", "__init__.py", "Cargo.toml"])
+def test_a_marker_added_or_removed_on_a_files_way_is_seen(tree, monkeypatch, capsys, marker):
+    """A project marker makes a folder below `evals/` a sandbox (data, not fixtures): a
+    verdict is of the markers on the file's way as much as of its bytes."""
+    sub = tree / "skills" / "demo" / "evals" / "sub"
+    sub.mkdir()
+    (sub / "local.json").write_text(LOCAL)
+    (tree / "skills" / "demo" / "evals" / "legacy.json").unlink()
+
+    def both():
+        cached, plain = check(tree, monkeypatch, capsys), check(tree, monkeypatch, capsys, "--no-cache")
+        assert (cached.code, cached.out, cached.err) == (plain.code, plain.out, plain.err)
+        return cached.code
+
+    assert both() == 1  # a local family in fixture territory: would migrate
+    (sub / marker).write_text("")
+    assert both() == 0  # a sandbox now
+    (sub / marker).unlink()
+    assert both() == 1
+
+
+def test_a_symlink_pointed_elsewhere_is_judged_where_it_leads(tree, monkeypatch, capsys):
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "legacy.json").unlink()
+    (evals / "x.json").write_text(LOCAL)
+    (evals / "workspace").mkdir()
+    (evals / "workspace" / "x.json").write_text(LOCAL)  # the same bytes, in a sandbox
+    links = tree / "links"
+    links.mkdir()
+    (links / "ln.json").symlink_to("../skills/demo/evals/x.json")
+
+    def said():
+        # Over the links alone (a walk over the tree meets the real file itself).
+        argv = ["migrate", "--check", "--repo-root", str(tree), str(links), str(evals / "other.json")]
+        cached = run_cli(argv, tree, monkeypatch, capsys)
+        plain = run_cli([*argv, "--no-cache"], tree, monkeypatch, capsys)
+        assert (cached.code, cached.out, cached.err) == (plain.code, plain.out, plain.err)
+        return cached.code
+
+    assert said() == 1
+    (links / "ln.json").unlink()
+    (links / "ln.json").symlink_to("../skills/demo/evals/workspace/x.json")
+    assert said() == 0
+    (links / "ln.json").unlink()
+    (links / "ln.json").symlink_to("../skills/demo/evals/x.json")
+    assert said() == 1
