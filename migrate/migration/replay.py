@@ -250,7 +250,11 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
     # Per folder, the POSIX path from the root its files' names follow (a run's files lie
     # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
     # it leads elsewhere): the run's own read decides those.
-    folders: dict[str, str | None] = {}
+    # Per folder: the POSIX path from the root its files' names follow (a run's files lie
+    # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
+    # it leads elsewhere: the run's own read decides those); and the markers on its way
+    # (`place_facts` of a file of it that is no symlink).
+    folders: dict[str, tuple[str | None, str]] = {}
     paths = _Paths()
     count = 0
     try:
@@ -261,23 +265,25 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
                 return False
             text = str(path)
             folder, _, name = text.rpartition("/")
-            prefix = folders.get(folder, "")
-            if prefix == "":
+            known_folder = folders.get(folder)
+            if known_folder is None:
                 relative = relative_source(path, root)
                 exact = relative == name or relative.endswith("/" + name)
                 climbs = ".." in folder.split("/") or name in ("", ".", "..") or not exact
-                prefix = folders[folder] = None if climbs else relative[: len(relative) - len(name)]
+                prefix = None if climbs else relative[: len(relative) - len(name)]
+                known_folder = folders[folder] = (prefix, place_facts(text, root, link=False))
+            prefix, facts = known_folder
             data = None
             if prefix is not None and root_fd >= 0:
                 fd = beneath.open_beneath(root_fd, prefix + name, READ_FLAGS)
                 if fd is not None:
                     data = read_opened(fd, pins.MAX_TEXT_BYTES)
             if data is not None:
-                content = xxh3_128_digest(data)
+                found = xxh3_128_digest(data)
                 if known is not None:
-                    known[prefix + name] = content  # type: ignore[operator]
-                # Opened through no symlink: not a symlink itself.
-                found = entry_digest(content, place_facts(text, root, link=False))
+                    known[prefix + name] = found  # type: ignore[operator]
+                if facts:  # opened through no symlink: no symlink itself, so its folder's facts
+                    found = entry_digest(found, facts)
             else:
                 try:
                     found = entry_digest(xxh3_128_digest(reads.read(path)), place_facts(path, root))
