@@ -56,7 +56,6 @@ def start(
     head = list(itertools.islice(files, 2))
     if len(head) < 2:
         return None, None  # a run over one file keeps no cache (`MigrationRun.over`), so no record
-    from fixture_migrate.files.reads import RunReads
     from fixture_migrate.migration import replay
     from fixture_migrate.migration.cache import Cache
 
@@ -65,8 +64,7 @@ def start(
     if record is None or record.invocation != recorder.invocation:
         return None, recorder
     root = Path(options.repo_root)
-    reads = RunReads(root, root_given=getattr(options, "root_given", False))
-    if not replay.same_inputs(record, itertools.chain(head, files), root, reads):
+    if not replay.same_inputs(record, itertools.chain(head, files), root):
         return None, recorder
     stdout, stderr = _beneath(sys.stdout), _beneath(sys.stderr)
     for kind, text in record.output:

@@ -205,18 +205,32 @@ def scan(data: bytes, relative: str, digests: dict[str, str], sizes: dict[tuple[
     return held
 
 
-def _cache_folder(root: Path) -> str | None:
-    """The cache's directory (`fixture_migrate.migration.cache.cache_dir`) as a prefix of the
-    POSIX paths from `root` of the files in it (`x/cache/`), when it lies inside the root;
-    else None. Its files are the tool's, rewritten by every run: never the repository's
-    text, so never read for pins."""
-    from fixture_migrate.migration.cache import cache_dir
+class _CacheFolder:
+    """Whether a tracked file is one of the cache's own (`in_it(relative)`): it lies in the
+    cache's directory (`fixture_migrate.migration.cache.cache_dir`) inside the root, and
+    that directory holds only the cache's files (`cache.usable`, asked the first time a
+    file lies there). Those files are the tool's, rewritten by every run: never the
+    repository's text, so never read for pins. A folder named for the cache that holds
+    anything else is the repository's, read as any."""
 
-    base = os.path.realpath(root)
-    found = os.path.relpath(os.path.realpath(cache_dir(root)), base)
-    if found == os.curdir or found == os.pardir or found.startswith(os.pardir + os.sep):
-        return None
-    return found.replace(os.sep, "/") + "/"
+    def __init__(self, root: Path) -> None:
+        from fixture_migrate.migration.cache import cache_dir
+
+        self._root = root
+        self._directory = cache_dir(root)
+        found = os.path.relpath(os.path.realpath(self._directory), os.path.realpath(root))
+        outside = found == os.curdir or found == os.pardir or found.startswith(os.pardir + os.sep)
+        self._prefix = None if outside else found.replace(os.sep, "/") + "/"
+        self._ours: bool | None = None
+
+    def in_it(self, relative: str) -> bool:
+        if self._prefix is None or not relative.startswith(self._prefix):
+            return False
+        if self._ours is None:
+            from fixture_migrate.migration.cache import usable
+
+            self._ours = usable(self._directory, self._root) == "ours"
+        return self._ours
 
 
 def _input(relative: str, content_digest: bytes | None) -> bytes:
@@ -234,11 +248,11 @@ def inputs_digest(root: Path, known: dict[str, bytes]) -> bytes:
 
     inputs = xxh3_128()
     pending: list[bytes] = []  # hashed a few hundred at a time: one call, not one a file
-    cache = _cache_folder(root)
+    cache = _CacheFolder(root)
     reader = TrackedReader(root)
     try:
         for path, relative in _tracked(root):
-            if cache is not None and relative.startswith(cache):
+            if cache.in_it(relative):
                 continue
             found = known.get(relative)
             if found is None:
@@ -298,11 +312,11 @@ class PinIndex:
             from xxhash import xxh3_128, xxh3_128_digest  # here: most runs keep no inputs
 
             inputs = xxh3_128()
-        cache = _cache_folder(self.root)
+        cache = _CacheFolder(self.root)
         reader = TrackedReader(self.root)
         try:
             for path, relative in _tracked(self.root):
-                if cache is not None and relative.startswith(cache):
+                if cache.in_it(relative):
                     continue  # the tool's own files
                 data = reader.read(path, relative)
                 if inputs is not None:

@@ -258,6 +258,7 @@ class Cache:
     """
 
     digest = staticmethod(digest)
+    entry_digest = staticmethod(entry_digest)
     identity = staticmethod(cache_file.identity)
 
     def __init__(

@@ -424,14 +424,15 @@ class Engine:
             return None
         return self._cached(path, (relative, self._entry_digest(path, raw)), raw)
 
-    def _entry_digest(self, path: Path, raw: bytes, *, link: bool | None = None) -> bytes:
+    def _entry_digest(self, path: Path | str, raw: bytes, *, link: bool | None = None) -> bytes:
         """The digest the cache entry of the file `path` with the bytes `raw` is of: the
         bytes' digest, with what else of the file system its verdict reads
         (`fixture_migrate.claiming.territory.place_facts`; `link`: whether `path` is a
         symlink, None to look)."""
-        from fixture_migrate.migration.cache import digest, entry_digest
-
-        return entry_digest(digest(raw), place_facts(path, self.options.repo_root, link=link))
+        assert self.cache is not None
+        facts = place_facts(path, self.options.repo_root, link=link)
+        content = self.cache.digest(raw)
+        return content if not facts else self.cache.entry_digest(content, facts)
 
     def note_read(self, relative: str, data: bytes, info: os.stat_result) -> bool:
         """Learn from a read made for another purpose in this run (the pin index's): `data`
@@ -448,7 +449,7 @@ class Engine:
         if len(data) > self._reads.limit(relative).bytes:
             return False  # `read` would refuse it now: the file is planned, and the error said
         # Read at its own path through no symlink: not a symlink itself.
-        found = self._entry_digest(Path(self.options.repo_root, relative), data, link=False)
+        found = self._entry_digest(os.path.join(self.options.repo_root, relative), data, link=False)
         cache.entries.see(relative, found, cache.identity(info))
         return cache.pins_nothing(relative)
 

@@ -223,16 +223,16 @@ class RunRecord(Record):
             return None
 
 
-def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | None]], root: Path, reads: Any) -> bool:
+def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | None]], root: Path) -> bool:
     """Whether the run's inputs are still those of `record`: `files` the run's files as
-    the walk gives them (`(path, error)`), `root` the repo root, `reads` the run's reads
-    (`fixture_migrate.files.reads.RunReads`). It stops at the first file that differs.
+    the walk gives them (`(path, error)`), `root` the repo root. It stops at the first file
+    that differs. Where the kernel has no `openat2`, never (a replay needs it).
 
     Each file is opened in one call from the root along its path below it, never through
     a symlink (`fixture_migrate.files.beneath`: inside the root at the moment of the call),
     as the index of pinned files opens it; where that cannot be (no such call, a `..` or a
-    symlink on the way, a file over the index's size limit), it is read as the run reads it
-    (`reads.read`). With the record's `pins`, the inputs of the index are read too
+    symlink on the way, a file over the index's size limit), the inputs are not the same:
+    where such a path leads decides its verdict and its pin as well, and the run decides. With the record's `pins`, the inputs of the index are read too
     (`fixture_migrate.consumers.pins.inputs_digest`), each file opened so above not again."""
     from fixture_migrate.claiming.territory import forget_places, place_facts
     from fixture_migrate.consumers import pins
@@ -285,10 +285,11 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
                 if facts:  # opened through no symlink: no symlink itself, so its folder's facts
                     found = entry_digest(found, facts)
             else:
-                try:
-                    found = entry_digest(xxh3_128_digest(reads.read(path)), place_facts(path, root))
-                except FixtureError:
-                    return False
+                # Not opened below the root along its own path: a symlink on its way (or a
+                # `..`, or a file the pin index would not read). Where such a path leads
+                # decides more than its bytes and markers say (a pin of the file itself is
+                # told from its real path): such a run is run, never replayed.
+                return False
             if found != entries[at : at + 16]:
                 return False
             paths.add(text)

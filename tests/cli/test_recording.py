@@ -348,11 +348,11 @@ def test_a_cache_directory_inside_the_root_replays_and_pins_nothing(tree, monkey
     assert record.stat().st_mtime_ns == written  # replayed: nothing written
     from fixture_migrate.consumers import pins
 
-    legacy = tree / "skills" / "demo" / "evals" / "legacy.json"
-    size = len(legacy.read_bytes())
-    (tree / "cache" / "notes.txt").write_text(f"legacy.json {size}\n")  # would pin it, were it read
-    index = pins.PinIndex(tree)
-    assert index.pinned_by(legacy, (size, "0" * 40, "0" * 64)) is None
+    read: list[str] = []
+    real = pins.TrackedReader.read
+    monkeypatch.setattr(pins.TrackedReader, "read", lambda self, path, relative: read.append(relative) or real(self, path, relative))
+    pins.PinIndex(tree).build()
+    assert read and not any(relative.startswith("cache/") for relative in read)
 
 
 def test_a_marker_on_a_files_way_added_after_the_record_is_seen(tree, monkeypatch, capsys):
@@ -373,3 +373,18 @@ def test_a_marker_on_a_files_way_added_after_the_record_is_seen(tree, monkeypatc
     assert said(check(tree, monkeypatch, capsys)) == said(sandboxed)
     (sub / "go.mod").unlink()
     assert said(check(tree, monkeypatch, capsys)) == said(first)
+
+
+def test_a_folder_named_for_the_cache_that_holds_other_files_still_pins(tree, monkeypatch, capsys):
+    """The cache is not used in a folder holding files of the repository's: its files are
+    read for pins as any, and a pinned fixture is left as it is, cache or not."""
+    tests = tree / "tests"
+    tests.mkdir()
+    digest = hashlib.sha256((tree / "skills" / "demo" / "evals" / "legacy.json").read_bytes()).hexdigest()
+    (tests / "pins.txt").write_text(digest + "\n")
+    monkeypatch.setenv(ENV_VAR, str(tests))
+    for run in (check(tree, monkeypatch, capsys), fresh(tree, monkeypatch, capsys)):
+        assert run.code == 0 and "pinned by `tests/pins.txt:1`" in run.err
+    written = run_cli(["migrate", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
+    assert written.code == 0
+    assert hashlib.sha256((tree / "skills" / "demo" / "evals" / "legacy.json").read_bytes()).hexdigest() == digest

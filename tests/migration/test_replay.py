@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from fixture_migrate.consumers import pins
 from fixture_migrate.files import beneath
-from fixture_migrate.files.reads import RunReads
 from fixture_migrate.files.walk import iter_files
 from fixture_migrate.migration import replay
 from fixture_migrate.migration.cache import digest
@@ -35,7 +34,7 @@ def record_of(root: Path, *, pinned: bool = False) -> RunRecord:
 
 
 def matches(record: RunRecord, root: Path) -> bool:
-    return same_inputs(record, iter_files([root], root=root), root, RunReads(root))
+    return same_inputs(record, iter_files([root], root=root), root)
 
 
 @pytest.fixture
@@ -201,17 +200,37 @@ def test_every_walked_file_is_read_and_hashed(tree, monkeypatch):
     assert contents <= set(hashed)
 
 
-@pytest.mark.skipif(not beneath.available(), reason="no openat2 here: every file is read the run's way")
+@pytest.mark.skipif(not beneath.available(), reason="no openat2 here: a replay needs it")
 def test_each_file_is_opened_from_the_root_in_one_call(tree, monkeypatch):
-    """Where the kernel can, each file is opened below the root in one call (never the
-    run's slower read), and that read serves the index's inputs too."""
-    from fixture_migrate.files import reads
+    """Each file is opened below the root in one call along its own path, and that read
+    serves the index's inputs too (no second read of a walked file)."""
+    record = record_of(tree, pinned=True)
+    opened: list[str] = []
+    real = beneath.open_beneath
+    monkeypatch.setattr(beneath, "open_beneath", lambda fd, relative, flags: opened.append(relative) or real(fd, relative, flags))
+    read_by_index: list[str] = []
+    real_read = pins.TrackedReader.read
+    monkeypatch.setattr(pins.TrackedReader, "read", lambda self, path, relative: read_by_index.append(relative) or real_read(self, path, relative))
+    assert matches(record, tree)
+    walked = [path.relative_to(tree).as_posix() for path, _ in iter_files([tree], root=tree)]
+    assert opened[: len(walked)] == walked
+    assert read_by_index == ["README.md"]  # the only tracked file not walked
 
-    slow: list[Path] = []
-    real = reads.RunReads.read
-    monkeypatch.setattr(reads.RunReads, "read", lambda self, path: slow.append(path) or real(self, path))
-    assert matches(record_of(tree), tree)
-    assert slow == []
+
+def test_a_file_reached_through_a_symlinked_folder_is_never_replayed(tree):
+    """Where a symlinked folder leads decides more than the file's bytes (its pin is told
+    from its real path): such a file makes the inputs differ, whatever its bytes."""
+    (tree / "real").mkdir()
+    (tree / "real" / "x.json").write_text(CANONICAL)
+    (tree / "link").symlink_to("real")
+    named = [tree / "link" / "x.json", tree / "cases.json"]
+    files = [(path, None) for path in named]
+    entries = b"".join(digest(path.read_bytes()) for path in named)
+    record = RunRecord(b"i" * 16, entries, paths_digest(named), None, [], 0)
+    assert not same_inputs(record, iter(files), tree)
+    direct = [tree / "real" / "x.json", tree / "cases.json"]
+    record = RunRecord(b"i" * 16, entries, paths_digest(direct), None, [], 0)
+    assert same_inputs(record, iter([(path, None) for path in direct]), tree)  # the same, opened directly
 
 
 def test_a_file_the_walk_gives_with_an_error_does_not_match(tree):
@@ -220,7 +239,7 @@ def test_a_file_the_walk_gives_with_an_error_does_not_match(tree):
     from fixture_migrate.errors import FixtureError
 
     files[0] = (files[0][0], FixtureError("cannot open", code="io"))
-    assert not same_inputs(record, iter(files), tree, RunReads(tree))
+    assert not same_inputs(record, iter(files), tree)
 
 
 def test_a_tree_that_lost_its_last_file_does_not_match(tree):
