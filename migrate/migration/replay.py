@@ -33,9 +33,9 @@ outcomes and the invocation.
 A run qualifies for a record only where that holds by construction: `--check` without
 `--diff` (it writes nothing), the cache on, neither stdout nor stderr a terminal (no
 progress bar, no colour: the output is the same bytes each time), every file's verdict
-one the cache keeps (`cache.CACHEABLE`: no error, no skipped file, no file left
-unclaimed or to another tool, no JSON Lines file renamed), and the output valid text
-under `MAX_OUTPUT_CHARS`.
+one the cache keeps (`cache.CACHEABLE`) or a file left unclaimed or to another tool (no
+error, no skipped file, no JSON Lines file renamed), no worker process started, and the
+output valid text under `MAX_OUTPUT_CHARS`.
 """
 
 from __future__ import annotations
@@ -124,22 +124,28 @@ class Inputs:
     digests of the files' bytes, 16 bytes each) is None once an outcome made the run one
     that cannot be recorded (see the module); `paths()` the digest of the files' paths."""
 
-    __slots__ = ("entries", "_paths", "_cacheable")
+    __slots__ = ("entries", "_paths", "_recordable")
 
     def __init__(self) -> None:
         from fixture_migrate.migration.cache import CACHEABLE
+        from fixture_migrate.migration.status import Status
 
         self.entries: bytearray | None = bytearray()
         self._paths = _Paths()
-        self._cacheable = CACHEABLE
+        # The cache's verdicts, and those it does not keep only for want of room in an
+        # entry (a family, a rule, the tool to import with), decided by the same facts.
+        self._recordable = frozenset((*CACHEABLE, Status.UNCLAIMED, Status.OTHER_TOOL))
 
     def add(self, result: Any) -> None:
         """Add the file of `result` (a `FileResult`) as planned, before the run settles it:
-        its status must be a verdict the cache keeps (`cache.CACHEABLE`), of known bytes."""
+        its status must be a verdict the cache keeps (`cache.CACHEABLE`), or a file left
+        unclaimed or to another tool, of known bytes; never an error (an unreadable file, a
+        file that does not parse: its run is not recorded), never a JSON Lines file renamed
+        (whether its new name is free is no input)."""
         entries = self.entries
         if entries is None:
             return
-        if result.digest is None or result.status not in self._cacheable or result.new_path is not None:
+        if result.digest is None or result.status not in self._recordable or result.new_path is not None:
             self.entries = None
             return
         entries += result.digest

@@ -238,7 +238,7 @@ def test_a_writing_run_neither_records_nor_replays(tree, monkeypatch, capsys, pl
     assert said(check(tree, monkeypatch, capsys)) == said(fresh(tree, monkeypatch, capsys))
 
 
-def test_a_run_with_an_error_or_an_unclaimed_file_is_not_recorded(tree, monkeypatch, capsys):
+def test_a_run_with_an_error_is_not_recorded(tree, monkeypatch, capsys):
     _break_a_file(tree)
     assert check(tree, monkeypatch, capsys).code == 2
     assert records(tree) == []
@@ -388,3 +388,24 @@ def test_a_folder_named_for_the_cache_that_holds_other_files_still_pins(tree, mo
     written = run_cli(["migrate", "--repo-root", str(tree), str(tree)], tree, monkeypatch, capsys)
     assert written.code == 0
     assert hashlib.sha256((tree / "skills" / "demo" / "evals" / "legacy.json").read_bytes()).hexdigest() == digest
+
+
+OPENAI_EVALS_SAMPLE = '{"input": [{"role": "user", "content": "2+2?"}], "ideal": "4"}\n'
+
+
+def test_files_left_unclaimed_or_to_another_tool_are_replayed_as_a_run_says(tree, monkeypatch, capsys):
+    """Real repositories mostly hold a file left unclaimed or written for another eval tool:
+    their verdicts are of their bytes and place as much as any, so such a run records, and
+    a change to one of them is seen."""
+    evals = tree / "skills" / "demo" / "evals"
+    (evals / "local.json").write_text('{"records": [{"prompt": "hello there"}, {"prompt": "bye now"}]}\n')
+    (tree / "data").mkdir()
+    (tree / "data" / "samples.jsonl").write_text(OPENAI_EVALS_SAMPLE * 2)
+    first = check(tree, monkeypatch, capsys)
+    assert said(first) == said(fresh(tree, monkeypatch, capsys))
+    assert "left for import" in first.err or "not migrated" in first.err
+    assert len(records(tree)) == 1
+    assert said(check(tree, monkeypatch, capsys)) == said(first)
+    (tree / "data" / "samples.jsonl").write_text('{"not": "samples"}\n')
+    changed = check(tree, monkeypatch, capsys)
+    assert said(changed) == said(fresh(tree, monkeypatch, capsys)) and said(changed) != said(first)

@@ -108,14 +108,20 @@ def test_output_that_is_not_text_cannot_be_recorded():
         RunRecord(b"i" * 16, b"", b"p" * 16, None, [[1, "\udcff"]], 0).dump()
 
 
-def test_inputs_keep_cached_verdicts_only():
+def test_inputs_keep_verdicts_of_the_files_facts_only():
     inputs = Inputs()
     kept = FileResult(Path("a.json"), Status.UNCHANGED)
     kept.digest = b"d" * 16
     inputs.add(kept)
     assert inputs.entries == b"d" * 16
     assert inputs.paths() == paths_digest([Path("a.json")])
-    for status in (Status.ERROR, Status.UNCLAIMED, Status.OTHER_TOOL):
+    for status in (Status.UNCLAIMED, Status.OTHER_TOOL, Status.NOT_FIXTURE, Status.CHANGED):
+        left = Inputs()
+        result = FileResult(Path("b.json"), status)
+        result.digest = b"d" * 16
+        left.add(result)
+        assert left.entries == b"d" * 16, status
+    for status in (Status.ERROR, Status.SKIPPED):
         other = Inputs()
         result = FileResult(Path("b.json"), status)
         result.digest = b"d" * 16
