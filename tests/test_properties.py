@@ -481,6 +481,10 @@ def test_jsonl_output_cases_keep_the_invariants(lines, crlf):
         line.setdefault("prompt", "p")
     newline = "\r\n" if crlf else "\n"
     raw = "".join(json.dumps(line, ensure_ascii=False) + newline for line in lines).encode("utf-8")
+    # Records that also carry another eval tool's signature (DeepEval's `input` and
+    # `context`, say) are that tool's, left to `import` by design: not these invariants' input.
+    planned = Engine(Options(repo_root=ROOT)).plan_bytes(ROOT / "skills/demo/evals/output.jsonl", raw)
+    assume(planned.status != "other_tool")
     assert_invariants(raw, "skills/demo/evals/output.jsonl", legacy=True)
 
 

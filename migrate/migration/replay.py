@@ -51,6 +51,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.files import beneath
 from fixture_migrate.files.paths import relative_source
 from fixture_migrate.files.reads import READ_FLAGS, read_opened
+from fixture_migrate.formats.limits import MAX_FILE_BYTES
 from fixture_migrate.slots import Record
 from xxhash import xxh3_128_digest
 
@@ -237,9 +238,10 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
     Each file is opened in one call from the root along its path below it, never through
     a symlink (`fixture_migrate.files.beneath`: inside the root at the moment of the call),
     as the index of pinned files opens it; where that cannot be (no such call, a `..` or a
-    symlink on the way, a file over the index's size limit), the inputs are not the same:
-    where such a path leads decides its verdict and its pin as well, and the run decides. With the record's `pins`, the inputs of the index are read too
-    (`fixture_migrate.consumers.pins.inputs_digest`), each file opened so above not again."""
+    symlink on the way, no regular file), the inputs are not the same: where such a path
+    leads decides its verdict and its pin as well, and the run decides. With the record's
+    `pins`, the inputs of the index are read too (`fixture_migrate.consumers.pins.inputs_digest`),
+    each file opened so above (and within the index's size limit) not again."""
     from fixture_migrate.claiming.territory import forget_places, place_facts
     from fixture_migrate.consumers import pins
     from fixture_migrate.migration.cache import entry_digest
@@ -253,9 +255,6 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
             root_fd = os.open(os.path.realpath(root), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except OSError:
             root_fd = -1
-    # Per folder, the POSIX path from the root its files' names follow (a run's files lie
-    # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
-    # it leads elsewhere): the run's own read decides those.
     # Per folder: the POSIX path from the root its files' names follow (a run's files lie
     # in a few folders), or None for a folder spelled with `..` (after a symlinked folder
     # it leads elsewhere: the run's own read decides those); and the markers on its way
@@ -283,10 +282,10 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
             if prefix is not None and root_fd >= 0:
                 fd = beneath.open_beneath(root_fd, prefix + name, READ_FLAGS)
                 if fd is not None:
-                    data = read_opened(fd, pins.MAX_TEXT_BYTES)
+                    data = read_opened(fd, MAX_FILE_BYTES)  # a file over it is an error of the run
             if data is not None:
                 found = xxh3_128_digest(data)
-                if known is not None:
+                if known is not None and len(data) <= pins.MAX_TEXT_BYTES:
                     known[prefix + name] = found  # type: ignore[operator]
                 if facts:  # opened through no symlink: no symlink itself, so its folder's facts
                     found = entry_digest(found, facts)

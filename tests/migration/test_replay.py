@@ -278,3 +278,15 @@ def test_an_index_keeps_the_inputs_a_re_run_reads_again(tree, tmp_path):
     assert index.inputs == pins.inputs_digest(tree, known)
     (tree / "README.md").write_text("other notes\n")
     assert index.inputs != pins.inputs_digest(tree, known)
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_a_file_over_the_pin_indexs_size_limit_still_matches(tree, pinned):
+    """The pin index does not read a file over its limit (2 MiB); a replay reads it as a
+    walked file all the same, and leaves it out of what the index would have read."""
+    big = tree / "skills" / "demo" / "evals" / "big.json"
+    big.write_text('{"padding": "' + "x" * (pins.MAX_TEXT_BYTES + 10) + '"}\n')
+    record = record_of(tree, pinned=pinned)
+    assert matches(record, tree)
+    big.write_text('{"padding": "' + "y" * (pins.MAX_TEXT_BYTES + 10) + '"}\n')
+    assert not matches(record, tree)
