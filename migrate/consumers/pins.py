@@ -1,11 +1,11 @@
 """Pinned fixture files: the repository checks their bytes, so `migrate` leaves them alone.
 
 A file is pinned when another tracked text file of the repository holds its sha256 or
-sha1 hex digest, or its exact byte count on a line that names it (its base name). The
-files of the tool's cache, when it lies inside the root, are not the repository's: they
-are never read. Such a
+sha1 hex digest, or its exact byte count on a line that names it (its base name). Such a
 file is left byte-identical by `migrate` and named with the place that pins it
-("pinned by `tests/ports.test.ts:40`"), unless `--include-pinned`.
+("pinned by `tests/ports.test.ts:40`"), unless `--include-pinned`. The files of the
+tool's cache, when its directory lies inside the root and holds nothing else, are not
+the repository's: they are never read.
 
 The index is built once per run, and only when a run has a change to make: one pass
 over the tracked text files (`git ls-files`, else a walk), keeping each 40- and 64-digit

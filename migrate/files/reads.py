@@ -16,6 +16,7 @@ from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.root import _directory_inside as directory_inside
+from fixture_migrate.files.root import _READ_FLAGS as READ_FLAGS  # how `read_opened`'s callers open a file
 from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits, syntax_of
 from fixture_migrate.formats.limits import SizeLimit
@@ -111,8 +112,6 @@ def read_opened(fd: int, limit: int) -> bytes | None:
         os.close(fd)
 
 
-READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-"""How `read_opened`'s callers open a file: read only, no symlink followed, a pipe never waited on."""
 
 
 class RunReads:

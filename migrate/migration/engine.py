@@ -82,9 +82,11 @@ class FileResult(Record):
     moves under `extensions`; `encoding` is the one its bytes are in (UTF-8, or a Python
     module's coding cookie's); `cache_entry` the file's path relative to the repo root and
     the digest of its bytes, when the run keeps a cache (`fixture_migrate.migration.cache`)
-    and has a verdict to remember; `digest` the digest of the bytes the outcome is of (16
-    bytes), planned or taken from the cache, when the run keeps one (the inputs of a run's
-    record, `fixture_migrate.migration.replay`); `rule` and `family` the claim rule that left a file unmigrated and its local family
+    and has a verdict to remember; `digest` the digest the outcome is of (16 bytes: its
+    bytes and the place facts its verdict read, `cache.entry_digest`), planned or taken
+    from the cache, when the run keeps one (the inputs of a run's record,
+    `fixture_migrate.migration.replay`); `rule` and `family` the claim rule that left a
+    file unmigrated and its local family
     (`fixture_migrate.claiming.rules.Claim`), by which reports group such files.
     `moves` the `(source path, target path)` of each value a planned change places under
     another name (`fixture_migrate.formats.target.moved_paths`), what a reader of the file
