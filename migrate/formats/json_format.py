@@ -82,15 +82,24 @@ deep (the top level is 1) starts a line of `2k` spaces: no such line means nothi
 `MAX_DEPTH + 1` deep (a container that deep would be a member of one `MAX_DEPTH` deep)."""
 
 
-def _shallow(data: Any) -> bool:
-    """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
-    orjson writing it indented, in C, and one search for a line indented that deep. False
-    says nothing (`_depth` counts then): the search also finds a `MAX_DEPTH`-deep container
-    that has members, and orjson cannot write an integer beyond 64 bits."""
+def _indented(data: Any) -> bytes | None:
+    """orjson's output of `data` indented by two spaces, or None where orjson cannot write it
+    (an integer beyond 64 bits)."""
     try:
-        return _DEEP_LINE not in orjson.dumps(data, option=orjson.OPT_INDENT_2)
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2)
     except TypeError:
-        return False
+        return None
+
+
+def _shallow(data: Any, indented: bytes | None = None) -> bool:
+    """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
+    orjson writing it indented (`indented`, when made already: `_indented(data)`), in C, and
+    one search for a line indented that deep. False says nothing (`_depth` counts then): the
+    search also finds a `MAX_DEPTH`-deep container that has members, and orjson cannot write
+    an integer beyond 64 bits."""
+    if indented is None:
+        indented = _indented(data)
+    return indented is not None and _DEEP_LINE not in indented
 
 
 _STRUCTURE = LazyRegex(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -168,19 +177,22 @@ def _count_keys(data: Any) -> int:
     return keys
 
 
-def _no_repeated_key(body: bytes, data: Any) -> bool:
+def _no_repeated_key(body: bytes, data: Any, dumped: bytes | None = None) -> bool:
     """True when the JSON text `body` (parsed as `data`, where a repeated key is read once)
-    repeats no key within an object; False when it may (a span parse tells)."""
+    repeats no key within an object; False when it may (a span parse tells). `dumped` is
+    orjson's output of `data`, compact or indented, when made already."""
     if b"\\" not in body or b"\\u" not in body:  # one byte is found faster than two
         # Every key of the text is followed by one colon, and every other colon is inside a
         # string, written as itself (no `\u` escape to write one otherwise): so are they in
-        # orjson's compact output of the data, which holds each key and string the text does,
-        # but a repeated key and its value once. Equal counts of `:` mean no key was repeated.
-        try:
-            dumped = orjson.dumps(data)
-        except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
-            pass
-        else:
+        # orjson's output of the data (compact or indented: `":` or `": ` after each key),
+        # which holds each key and string the text does, but a repeated key and its value
+        # once. Equal counts of `:` mean no key was repeated.
+        if dumped is None:
+            try:
+                dumped = orjson.dumps(data)
+            except TypeError:  # an integer beyond 64 bits, read exactly by the standard library
+                dumped = None
+        if dumped is not None:
             return body.count(b":") == dumped.count(b":")
     # Every key of the text ends in `":` once whitespace is deleted, and a string holds `":`
     # only after a backslash: the count is the keys of the text plus such strings, never
@@ -221,15 +233,19 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
         data, exact = _parse_exact(text, (exc.lineno, exc.colno)), True
     sketch = body.translate(_SKETCH)
     # Before the standard library's recursive parse below. No value can nest deeper than
-    # the file has brackets, so most files are cleared by one count, without a walk.
-    if sketch.count(b"[") > MAX_DEPTH and not _shallow(data) and _depth(data) > MAX_DEPTH:
-        raise _too_deep(body.decode("utf-8") if text is None else text)
+    # the file has brackets, so most files are cleared by one count, without a walk; the
+    # indented output made to clear the others serves the duplicate key test too.
+    dumped = None
+    if sketch.count(b"[") > MAX_DEPTH:
+        dumped = _indented(data)
+        if not _shallow(data, dumped) and _depth(data) > MAX_DEPTH:
+            raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in sketch:
         text = body.decode("utf-8") if text is None else text
-        data = _parse_exact(text)
+        data, dumped = _parse_exact(text), None
     if duplicates == "last":
         return data
-    if not _no_repeated_key(body, data):
+    if not _no_repeated_key(body, data, dumped):
         from fixture_migrate.formats.json_text import parse_spans
 
         parse_spans(body.decode("utf-8") if text is None else text)  # raises, placing the repeat
