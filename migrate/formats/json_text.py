@@ -24,18 +24,25 @@ SCALAR, OBJECT, ARRAY = 0, 1, 2
 
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _OTHER = r'[^\s{}\[\],:"]+'
+_ITEM = rf"(?:{_STRING}|{_OTHER})"
+_SCALARS = rf"\[[ \t\r\n]*(?:{_ITEM}(?:[ \t\r\n]*,[ \t\r\n]*{_ITEM})*[ \t\r\n]*)?\]"
+"""An array of scalars (or an empty one), whole: most arrays of a fixture are such lists."""
 _SPANS = LazyRegex(
-    rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:)(?:[ \t\r\n]*(?:({_STRING})|({_OTHER})))?)?'
+    rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:)(?:[ \t\r\n]*(?:({_STRING})|({_OTHER})|({_SCALARS})))?)?'
     rf'|({_OTHER})|([{{\[])|[}}\]])'
 )
 """One token and the whitespace and commas before it: a string (group 1; with group 2, the
 colon that makes it a key, and then the key's value when it is a scalar: a string, 3, or
-another scalar, 4), another scalar (5), an opening bracket (6) or a closing one. A member
-with a scalar value is one token: most members of a fixture are."""
-_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 5, 6
-_MEMBER_SCALAR = 4
+another scalar, 4; or an array of scalars, 5), another scalar (6), an opening bracket (7) or
+a closing one. A member with a scalar value is one token: most members of a fixture are; so
+is a member whose value is a list of scalars, whose items are found when first asked for
+(`_ScalarArray`)."""
+_STRING_VALUE, _KEY, _SCALAR, _OPEN = 1, 2, 6, 7
+_MEMBER_SCALAR, _MEMBER_ARRAY = 4, 5
 _NO_CHILDREN: tuple[JNode, ...] = ()
 """The children of every scalar (shared; a tuple, so nothing can append to it)."""
+_ITEMS = LazyRegex(rf"[\s,]*({_STRING}|{_OTHER})")
+"""One item of an array of scalars, with the whitespace and comma before it."""
 _UNICODE_ESCAPE = LazyRegex(r"\\u([0-9a-fA-F]{4})")
 
 
@@ -75,6 +82,37 @@ class _Scalar(JNode):
     children = _NO_CHILDREN  # type: ignore[assignment]
 
 
+_WS = LazyRegex(r"[ \t\r\n]*")
+
+
+class _ScalarArray(JNode):
+    """The span of an array of scalars that is a member's value, parsed whole (one token of
+    `parse_spans`): its items' spans are found the first time `children` is read, in the text
+    `text` it lies in. Most such arrays are copied or moved whole, their items never asked for."""
+
+    __slots__ = ("text", "_items")
+    kind = ARRAY  # type: ignore[assignment]
+
+    @property  # type: ignore[override]
+    def children(self) -> list[JNode]:
+        items = self._items
+        if items is None:
+            items = self._items = []
+            new = JNode.__new__
+            for match in _ITEMS.finditer(self.text, self.start + 1, self.end - 1):
+                node = new(_Scalar)
+                node.start, node.end = match.span(1)
+                items.append(node)
+        return items
+
+    def first(self) -> int:
+        """Where its first item starts (at the closing bracket when it has none)."""
+        after = self.start + 1
+        if self.text[after] not in " \t\r\n":
+            return after
+        return _WS.match(self.text, after).end()
+
+
 def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     """The span tree of the JSON value in `text[offset:end]`, which must be valid JSON.
 
@@ -90,7 +128,7 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
     new = JNode.__new__
     for match in _SPANS.finditer(text, offset, len(text) if end is None else end):
         kind = match.lastindex
-        if kind is not None and _KEY <= kind <= _MEMBER_SCALAR:  # a key, perhaps with its scalar value
+        if kind is not None and _KEY <= kind <= _MEMBER_ARRAY:  # a key, perhaps with its scalar (array) value
             key = match.group(1)
             key = json.loads(key) if "\\" in key else key[1:-1]
             index = top.index  # type: ignore[union-attr]
@@ -103,6 +141,12 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             top.keys.append(key)  # type: ignore[union-attr]
             top.key_spans.append(match.span(1))  # type: ignore[union-attr]
             if kind == _KEY:
+                continue
+            if kind == _MEMBER_ARRAY:
+                node = new(_ScalarArray)
+                node.start, node.end = match.span(kind)
+                node.text, node._items = text, None
+                top.children.append(node)  # type: ignore[union-attr]
                 continue
         elif kind == _OPEN:
             node = JNode(OBJECT if match.group(_OPEN) == "{" else ARRAY, match.end() - 1)
@@ -117,7 +161,7 @@ def parse_spans(text: str, offset: int = 0, end: int | None = None) -> JNode:
             stack.pop().end = match.end()
             top = stack[-1] if stack else None
             continue
-        node = new(_Scalar)  # a member's value (kinds 3 and 4), or not (1 and 5)
+        node = new(_Scalar)  # a member's value (kinds 3 and 4), or not (1 and 6)
         node.start, node.end = match.span(kind)
         if top is None:
             root = node
@@ -177,8 +221,57 @@ class JsonStyle(Record):
         return False if key in self.block_keys else self.inline_arrays
 
 
+_ARRAY_FIELDS = frozenset({"inline_arrays", "item_sep", "inline_keys", "block_keys"})
+"""The facts of a `JsonStyle` that say how the file writes its arrays of scalars."""
+
+
+class _DetectedStyle(JsonStyle):
+    """A `JsonStyle` read off a document (`detect_style`): its array facts (`_ARRAY_FIELDS`)
+    are voted over the document's arrays of scalars the first time one of them is read.
+    Most migrations write no new array, and never pay for the vote. Equal to any
+    `JsonStyle` with the same facts."""
+
+    __slots__ = ("_source",)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return JsonStyle.field_names()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JsonStyle) and self._values() == other._values()
+
+    __hash__ = Record.value_hash
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for a field not set yet: an array fact before the vote.
+        if name not in _ARRAY_FIELDS:
+            raise AttributeError(name)
+        text, root = self._source
+        inline, multiline, item_sep = 0, 0, None
+        inline_keys: set[str] = set()
+        block_keys: set[str] = set()
+        for key, node in _scalar_arrays(root):
+            first = node.first() if node.__class__ is _ScalarArray else node.children[0].start  # type: ignore[attr-defined]
+            if text.find("\n", node.start + 1, first) >= 0:
+                multiline += 1
+                if key is not None:
+                    block_keys.add(key)
+            else:
+                inline += 1
+                if key is not None:
+                    inline_keys.add(key)
+                if item_sep is None and len(node.children) > 1:
+                    item_sep = text[node.children[0].end : node.children[1].start]
+        self.inline_arrays = self.compact or inline > multiline
+        self.item_sep = item_sep or (", " if self.colon.endswith(" ") else ",")
+        self.inline_keys = frozenset(inline_keys - block_keys)
+        self.block_keys = frozenset(block_keys - inline_keys)
+        return getattr(self, name)
+
+
 def detect_style(text: str, root: JNode) -> JsonStyle:
-    """The `JsonStyle` of a document from its text and span tree."""
+    """The `JsonStyle` of a document from its text and span tree (its array facts are read
+    off the text when first asked for: `_DetectedStyle`)."""
     newline = "\r\n" if "\r\n" in text else "\n"
     ascii_only = text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(text))
     colon = ": "
@@ -193,32 +286,10 @@ def detect_style(text: str, root: JNode) -> JsonStyle:
             base = _line_indent(text, root.start)
             unit = member_indent[len(base) :] if member_indent.startswith(base) else member_indent
             unit = unit or "  "
-    inline, multiline, item_sep = 0, 0, None
-    inline_keys: set[str] = set()
-    block_keys: set[str] = set()
-    for key, node in _scalar_arrays(root):
-        gap = text[node.start + 1 : node.children[0].start]
-        if "\n" in gap:
-            multiline += 1
-            if key is not None:
-                block_keys.add(key)
-        else:
-            inline += 1
-            if key is not None:
-                inline_keys.add(key)
-            if item_sep is None and len(node.children) > 1:
-                item_sep = text[node.children[0].end : node.children[1].start]
-    return JsonStyle(
-        unit=unit,
-        newline=newline,
-        colon=colon,
-        compact=compact,
-        inline_arrays=compact or inline > multiline,
-        ascii=ascii_only,
-        item_sep=item_sep or (", " if colon.endswith(" ") else ","),
-        inline_keys=frozenset(inline_keys - block_keys),
-        block_keys=frozenset(block_keys - inline_keys),
-    )
+    style = _DetectedStyle.__new__(_DetectedStyle)
+    style.unit, style.newline, style.colon, style.compact, style.ascii = unit, newline, colon, compact, ascii_only
+    style._source = (text, root)
+    return style
 
 
 def _scalar_arrays(root: JNode, limit: int = 200) -> list[tuple[str | None, JNode]]:
@@ -227,6 +298,10 @@ def _scalar_arrays(root: JNode, limit: int = 200) -> list[tuple[str | None, JNod
     stack: list[tuple[str | None, JNode]] = [(None, root)]
     while stack and len(found) < limit:
         key, node = stack.pop()
+        if node.__class__ is _ScalarArray:  # its items are not parsed to say so
+            if node.first() < node.end - 1:  # type: ignore[attr-defined]
+                found.append((key, node))
+            continue
         children = node.children
         if node.kind == OBJECT:
             stack.extend([(name, child) for name, child in zip(node.keys, children) if child.kind != SCALAR])

@@ -5,10 +5,14 @@ and an expected outcome, the evidence a local family needs) and compares the who
 output, so every byte the writer adds or keeps is asserted.
 """
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.json_format import parse_json
-from fixture_migrate.formats.json_text import OBJECT, parse_spans
+from fixture_migrate.formats.json_text import ARRAY, OBJECT, SCALAR, JsonStyle, detect_style, parse_spans
 
 from tests.helpers import plan
 
@@ -150,3 +154,48 @@ def test_parse_json_refuses_a_repeated_key_whatever_the_spacing_of_others(body):
 @pytest.mark.parametrize("body", [b'{"a" : 1, "b"\r\n:\r\n[1, 2]}', b'{"s": "\\" :", "t": "\\":"}'])
 def test_parse_json_reads_spaced_keys_and_colons_in_strings(body):
     assert set(parse_json(body)) in ({"a", "b"}, {"s", "t"})
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=24,
+)
+
+
+def _assert_spans_hold(text, node, value):
+    assert json.loads(text[node.start : node.end]) == value
+    if isinstance(value, dict):
+        assert node.kind == OBJECT and node.keys == list(value)
+        assert [json.loads(text[start:end]) for start, end in node.key_spans] == list(value)
+        for child, item in zip(node.children, value.values(), strict=True):
+            _assert_spans_hold(text, child, item)
+    elif isinstance(value, list):
+        assert node.kind == ARRAY and len(node.children) == len(value)
+        for child, item in zip(node.children, value, strict=True):
+            _assert_spans_hold(text, child, item)
+    else:
+        assert node.kind == SCALAR and node.children == ()
+
+
+@given(value=_JSON_VALUES, indent=st.sampled_from([None, 0, 2, "\t", " \r\n "]), ascii=st.booleans())
+def test_every_span_holds_its_value_arrays_of_scalars_found_when_asked(value, indent, ascii):
+    # Arrays of scalars that are members' values are parsed whole, their items on demand.
+    text = json.dumps({"v": value, "w": [value]}, indent=indent, ensure_ascii=ascii)
+    _assert_spans_hold(text, parse_spans(text), {"v": value, "w": [value]})
+
+
+def test_the_style_of_arrays_is_voted_when_first_asked_for():
+    text = '{\n  "tags": ["a", "b"],\n  "refs": [\n    "x"\n  ],\n  "more": ["c", "d"]\n}\n'
+    style = detect_style(text, parse_spans(text))
+    assert style == JsonStyle(
+        unit="  ",
+        newline="\n",
+        colon=": ",
+        compact=False,
+        inline_arrays=True,
+        item_sep=", ",
+        inline_keys=frozenset({"tags", "more"}),
+        block_keys=frozenset({"refs"}),
+    )
+    assert style.inline_array("refs") is False and style.inline_array("new") is True
