@@ -76,12 +76,25 @@ def _id_key(case: NormalizedCase) -> str:
     return f"{js_string(skill)}:{js_string(case_id)}"
 
 
+_CHECKER: list[RefChecker] = []
+_CHECKER_ENTRIES = 4096
+
+
+def _checker() -> RefChecker:
+    """The `RefChecker` of these checks: one per process, never looking at the file system
+    (so its answers hold under any root); made again once its caches hold `_CHECKER_ENTRIES`
+    refs, so that its memory stays bounded over a run of any size."""
+    if not _CHECKER or _CHECKER[0].held() > _CHECKER_ENTRIES:
+        _CHECKER[:] = [RefChecker(Path("."), check_exists=False)]
+    return _CHECKER[0]
+
+
 def adds_validation_errors(before: list[NormalizedCase], after: list[NormalizedCase]) -> bool:
     """Whether `after` has a validation error `before` has not, at the same case position:
     every `(position, reason code)` of `after` among those of `before` (duplicate ids within
     each list included, keyed as `CaseIdRegistry` keys them), without validating a case whose
     validated members are the same on both sides (its reason codes are the same)."""
-    checker = RefChecker(Path("."), check_exists=False)
+    checker = _checker()
     ids_before: set[str] = set()
     ids_after: set[str] = set()
     for index, case in enumerate(after):

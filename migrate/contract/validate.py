@@ -56,6 +56,10 @@ class RefChecker:
         self._cache: dict[str, tuple[bool, bool]] = {}
         self._problems: dict[tuple[str, bool], list[tuple[str, str]]] = {}
 
+    def held(self) -> int:
+        """How many answers it holds in its caches (they grow with the distinct refs asked about)."""
+        return len(self._cache) + len(self._problems)
+
     def problems(self, source_ref: Any, source_authority: bool) -> list[tuple[str, str]]:
         """`(reason code, message)` of each error the `source_refs` entry `source_ref` makes
         (`source_authority`: the case's authority is `source`), cached per run: most cases

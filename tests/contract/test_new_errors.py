@@ -53,3 +53,18 @@ def test_adds_validation_errors_is_the_subset_test(before, data):
     after += data.draw(st.lists(_CASES, max_size=2))
     expected = not _error_keys(after) <= _error_keys(before)
     assert adds_validation_errors(before, after) == expected
+
+
+def test_the_ref_checker_is_shared_and_renewed_before_it_grows_past_its_bound(monkeypatch):
+    from fixture_migrate.contract import new_errors
+
+    monkeypatch.setattr(new_errors, "_CHECKER_ENTRIES", 4)
+    monkeypatch.setattr(new_errors, "_CHECKER", [])
+    first = new_errors._checker()
+    assert new_errors._checker() is first
+    for ref in ("a.md", "b.md"):
+        first.problems(ref, False)  # an answer in each of its two caches
+    assert first.held() == 4 and new_errors._checker() is first  # at the bound: kept
+    first.problems("c.md", False)
+    renewed = new_errors._checker()
+    assert renewed is not first and renewed.held() == 0 and renewed.check_exists is False
