@@ -26,6 +26,7 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
@@ -281,6 +282,34 @@ class PinIndex:
         self._sizes: dict[tuple[str, int], list[str]] = {}
         self.keep_inputs = False  # whether a build keeps `inputs` (a run's record needs them)
         self.inputs: bytes | None = None  # what the index was built from (`inputs_digest`), once built so
+        # What `feed` was given, per POSIX path from the root: whether the bytes were within
+        # `MAX_TEXT_BYTES`, their digest (with `keep_inputs`), and what `scan` found in them.
+        self._fed: dict[str, tuple[bool, bytes | None, tuple[dict[str, str], dict[Any, list[str]]] | None]] = {}
+
+    def feed(self, relative: str, data: bytes) -> None:
+        """Learn, before the index is built, the bytes `data` of the file at `relative` (POSIX,
+        from the root), read by the caller in one call that opens below the root and follows no
+        symlink, along that very path (`fixture_migrate.files.root.last_beneath`): the read the
+        build makes of a tracked file there. The build takes them for that file (if it is
+        tracked) instead of reading it; what they add to the index is the same, in the same
+        place of its order. Ignored once the index is built."""
+        if self._digests is not None:
+            return
+        if len(data) > MAX_TEXT_BYTES:
+            self._fed[relative] = (False, None, None)  # the build would not read it either
+            return
+        digest = None
+        if self.keep_inputs:
+            from xxhash import xxh3_128_digest
+
+            digest = xxh3_128_digest(data)
+        found = None
+        if data.find(b"\0", 0, 8192) < 0:
+            digests: dict[str, str] = {}
+            sizes: dict[tuple[str, int], list[str]] = {}
+            if scan(data, relative, digests, sizes):
+                found = (digests, sizes)
+        self._fed[relative] = (True, digest, found)
 
     def build(
         self,
@@ -314,10 +343,24 @@ class PinIndex:
             inputs = xxh3_128()
         cache = _CacheFolder(self.root)
         reader = TrackedReader(self.root)
+        fed, self._fed = self._fed, {}
         try:
             for path, relative in _tracked(self.root):
                 if cache.in_it(relative):
                     continue  # the tool's own files
+                given_before = fed.pop(relative, None) if fed else None
+                if given_before is not None and inputs is not None and given_before[0] and given_before[1] is None:
+                    given_before = None  # fed before `keep_inputs` was set: no digest kept, read again
+                if given_before is not None:  # read by the caller already (`feed`)
+                    read, digest, found = given_before
+                    if inputs is not None:
+                        inputs.update(_input(relative, digest if read else None))
+                    if found is not None:  # merged as `scan` adds them: the first place of a digest wins
+                        for hex_digest, place in found[0].items():
+                            digests.setdefault(hex_digest, place)
+                        for pair, places in found[1].items():
+                            self._sizes.setdefault(pair, []).extend(places)
+                    continue
                 data = reader.read(path, relative)
                 if inputs is not None:
                     inputs.update(_input(relative, None if data is None else xxh3_128_digest(data)))

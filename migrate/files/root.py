@@ -439,7 +439,10 @@ def _open_held(path: Path, root: Path) -> int | None:
         # root does, component by component). It reaches the directory now at that path,
         # which the checks below would send to the full walk, to open the same file.
         if root_fd >= 0 and _BENEATH:
-            return beneath.open_beneath(root_fd, below + name, _READ_FLAGS)
+            fd = beneath.open_beneath(root_fd, below + name, _READ_FLAGS)
+            if fd is not None:
+                _LAST_BENEATH[0] = below + name
+            return fd
         for directory in between:
             if stat.S_ISLNK(os.stat(directory, follow_symlinks=False).st_mode):
                 return None
@@ -613,9 +616,22 @@ def make_directories(directory: Path, root: Path | None = None) -> None:
         os.close(fd)
 
 
+_LAST_BENEATH: list[str | None] = [None]
+
+
+def last_beneath() -> str | None:
+    """The POSIX path below the real root of the file the last read of this process
+    (`read_fixture`, `read_head`) opened in one call from the root, beneath it, following
+    no symlink (the file itself included), along that very path; None when that read opened
+    its file otherwise (or failed). Such a read is the one `consumers.pins` makes of a tracked
+    file at that path, so its bytes may stand for that read (`PinIndex.feed`)."""
+    return _LAST_BENEATH[0]
+
+
 def _open_for_reading(path: Path, root: Path | None) -> int:
     """A read-only descriptor of `path` that never waits on a pipe; with `root`, under the
     root rule (see `read_fixture`). Raises `FixtureError`."""
+    _LAST_BENEATH[0] = None
     if root is None:
         try:
             return os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -298,6 +299,10 @@ class Engine:
         self.cache = cache
         self.reuse_changes = reuse_changes
         self._reads = RunReads(options.repo_root, root_given=getattr(options, "root_given", False))
+        # When set, `plan` gives it the bytes of each file it reads (`root.last_beneath` says
+        # how they were read): a run learns from them what it would read the file again for
+        # (`fixture_migrate.migration.run.MigrationRun`: the index of pinned files).
+        self.on_read: Callable[[bytes], object] | None = None
         self.keep_moves = keep_moves
 
     def detect(self, document: Document) -> list[Adapter | None]:
@@ -382,6 +387,8 @@ class Engine:
             raw = self.read(path)
         except FixtureError as error:
             return FileResult(path, Status.ERROR, error=error)
+        if self.on_read is not None:
+            self.on_read(raw)
         if self.cache is None:
             return self.plan_bytes(path, raw)
         entry = (relative_source(path, self.options.repo_root), self._entry_digest(path, raw))

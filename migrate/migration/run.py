@@ -25,6 +25,7 @@ The outcome of a file is a `Status` (`fixture_migrate.migration.status`) and not
 
 from __future__ import annotations
 
+import collections
 import itertools
 import os
 from collections import Counter
@@ -36,6 +37,7 @@ from fixture_migrate.errors import FixtureError
 from fixture_migrate.files.diff import render_file_diff
 from fixture_migrate.files.parallel import Done, ordered_map
 from fixture_migrate.files.paths import diff_name, relative_source
+from fixture_migrate.files.root import last_beneath
 from fixture_migrate.migration.engine import Engine, FileResult, Options, fingerprint
 from fixture_migrate.migration.groups import NotMigrated
 from fixture_migrate.migration.status import Status
@@ -95,12 +97,20 @@ class Outcome(Record):
         self.pinned_by = pinned_by
 
 
-_WORKER: tuple[Engine, MigrateMode] | None = None
+_WORKER: tuple[Engine, MigrateMode, int] | None = None
+"""The engine that plans a run's files in this process, its mode, and the run's number."""
+
+_RUNS = itertools.count(1)
+
+PIN_WAIT = 10_000
+"""At most this many outcomes wait, in a run that writes nothing, for the index of pinned files
+to be built from the run's own reads (`MigrationRun.outcomes`)."""
 
 
-def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None) -> None:
+def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None, run: int = 0) -> None:
     global _WORKER
-    _WORKER = (Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff), keep_moves=False), mode)
+    engine = Engine(options, cache=cache, reuse_changes=not (mode.write or mode.diff), keep_moves=False)
+    _WORKER = (engine, mode, run)
 
 
 def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
@@ -111,7 +121,7 @@ def _plan_one(item: tuple[Path, FixtureError | None]) -> tuple[FileResult, str]:
     if error is not None:
         return FileResult(path, Status.ERROR, error=error), ""
     assert _WORKER is not None
-    engine, mode = _WORKER
+    engine, mode, _ = _WORKER
     result = engine.plan(path)
     diff = ""
     if result.status is Status.CHANGED and mode.diff:
@@ -195,6 +205,9 @@ class MigrationRun:
         self.left = NotMigrated()
         self.inputs: Any = None
         self._pins: Any = None  # the index of pinned files: `_pins_first`, or at the first change (`_pinned_by`)
+        self._number = next(_RUNS)  # tells this run's engine in this process (`_WORKER`)
+        self._may_wait = False  # whether a change's pin verdict may wait for the index (`outcomes`)
+        self._waiting: list[Outcome] | None = None  # the changes waiting for it, in file order
 
     @classmethod
     def over(
@@ -230,19 +243,47 @@ class MigrationRun:
         self, *, jobs: int = 1, track: Callable[[Iterator[Any]], Iterable[Any]] | None = None
     ) -> Iterator[Outcome]:
         """Plan the run's files on up to `jobs` processes and settle each, in file order (any
-        `jobs` gives the same outcomes). `track` wraps the plans as they come (a progress bar)."""
+        `jobs` gives the same outcomes). `track` wraps the plans as they come (a progress bar).
+
+        In a run that writes nothing and shows no diffs, whose files are planned in this
+        process, the pin verdict of a change waits for the index of pinned files, which is
+        built once the walk ends from the bytes the run reads itself (`PinIndex.feed`) and
+        the other tracked files: each file is read once, not once more for the index. The
+        outcomes from the first such change on are held meanwhile (at most `PIN_WAIT`: then
+        the index is built at once, reading the files the walk has not reached), and given
+        in file order; the same outcomes as when the index is built at the first change."""
         self._pins_first()
+        mode = self.mode
+        self._may_wait = (
+            self._pins is None and self.pins is not None and not (mode.include_pinned or mode.write or mode.diff)
+        )
         plans: Iterable[Any] = ordered_map(
             _plan_one,
             _staged(self.engine, self.files),
             jobs=jobs,
             initializer=_start_worker,
-            initargs=(self.engine.options, self.mode, self.engine.cache),
+            initargs=(self.engine.options, self.mode, self.engine.cache, self._number),
         )
         if track is not None:
             plans = track(plans)
-        for result, diff in plans:
-            yield self.settle(result, diff)
+        held: collections.deque[Outcome] = collections.deque()
+        try:
+            for result, diff in plans:
+                outcome = self.settle(result, diff)
+                if self._waiting is None:
+                    yield outcome
+                    continue
+                held.append(outcome)
+                if len(held) >= PIN_WAIT:
+                    self._release()
+                    while held:
+                        yield held.popleft()
+            if self._waiting is not None:
+                self._release()
+            while held:
+                yield held.popleft()
+        finally:
+            self._stop_feeding()
 
     def _pins_first(self) -> None:
         """In a run whose cache holds a "would change" it may take (`--check`) for a file in
@@ -283,6 +324,8 @@ class MigrationRun:
             self.left.add(result, result.path.as_posix())
         elif status is Status.UNCLAIMED:
             self.left.add(result, result.path.as_posix())
+        elif status is Status.CHANGED and self._waits(outcome):
+            return outcome  # counted once its pin verdict is known (`_release`)
         elif status is Status.CHANGED:
             self._change(outcome)
         self.counts[outcome.status] += 1
@@ -315,6 +358,47 @@ class MigrationRun:
                 return
         self.cases += result.cases
         self.moved.update(result.to_extensions)
+
+    def _waits(self, outcome: Outcome) -> bool:
+        """Whether the pin verdict of the planned change `outcome` waits for the index of
+        pinned files (see `outcomes`); the first change that waits starts feeding the index
+        with the bytes the run's engine reads."""
+        if self._waiting is not None:
+            self._waiting.append(outcome)
+            return True
+        if not self._may_wait or outcome.result.fingerprint is None or self._pins is not None:
+            return False
+        worker = _WORKER
+        if worker is None or worker[2] != self._number:
+            return False  # planned in other processes: their reads cannot feed the index
+        index = self._new_pins()
+        self._pins = index
+        if not (hasattr(index, "feed") and hasattr(index, "build")):
+            return False
+        worker[0].on_read = self._feed
+        self._waiting = [outcome]
+        return True
+
+    def _feed(self, raw: bytes) -> None:
+        """The engine's `on_read` while changes wait: the bytes of a file it just read, given to
+        the index when read along their own path below the root (`root.last_beneath`)."""
+        relative = last_beneath()
+        if relative is not None:
+            self._pins.feed(relative, raw)
+
+    def _stop_feeding(self) -> None:
+        worker = _WORKER
+        if worker is not None and worker[2] == self._number:
+            worker[0].on_read = None
+
+    def _release(self) -> None:
+        """Build the index of pinned files now, and settle the changes that waited for it."""
+        self._stop_feeding()
+        waiting, self._waiting = self._waiting or [], None
+        self._pins.build()
+        for outcome in waiting:
+            self._change(outcome)
+            self.counts[outcome.status] += 1
 
     def _pinned_by(self, result: FileResult) -> str | None:
         """Where the repository pins the file of a planned change, or None; the index is
