@@ -28,7 +28,7 @@ _ITEM = rf"(?:{_STRING}|{_OTHER})"
 _SCALARS = rf"\[[ \t\r\n]*(?:{_ITEM}(?:[ \t\r\n]*,[ \t\r\n]*{_ITEM})*[ \t\r\n]*)?\]"
 """An array of scalars (or an empty one), whole: most arrays of a fixture are such lists."""
 _SPANS = LazyRegex(
-    rf'[\s,]*(?:({_STRING})(?:[ \t\r\n]*(:)(?:[ \t\r\n]*(?:({_STRING})|({_OTHER})|({_SCALARS})))?)?'
+    rf'[\s,]*+(?:({_STRING})(?:[ \t\r\n]*+(:)(?:[ \t\r\n]*+(?:({_STRING})|({_OTHER})|({_SCALARS})))?)?'
     rf'|({_OTHER})|([{{\[])|[}}\]])'
 )
 """One token and the whitespace and commas before it: a string (group 1; with group 2, the
