@@ -12,6 +12,7 @@ from typing import Any
 from fixture_migrate.contract import rules as c
 
 _COPY_KEYS = frozenset(c.EXTENSION_COPY_KEYS)
+_ABSENT = object()
 
 NormalizedCase = dict[str, Any]
 """A normalized case: the keys of `contract.NORMALIZED_KEYS`, in that order."""
@@ -170,12 +171,23 @@ def normalize_payload(
         else:
             own_tags = [] if value is None else strings(value)
         tags = file_tags + own_tags if file_tags else own_tags
-        if len(tags) > 1 and (len(tags) > 2 or tags[0] == tags[1]):
-            tags = list(dict.fromkeys(tags))
+        if len(tags) > 1 and (tags[0] == tags[1] if len(tags) == 2 else len(set(tags)) < len(tags)):
+            tags = list(dict.fromkeys(tags))  # the first of each, in order (the lists are new ones)
         value = get("source_refs")
-        own_refs = [] if value is None else strings(value)
+        if value.__class__ is list:  # `strings(value)`, inlined
+            own_refs = [
+                item
+                for item in value
+                if (
+                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
+                    if item.__class__ is str
+                    else is_text(item)
+                )
+            ]
+        else:
+            own_refs = [] if value is None else strings(value)
         refs = file_refs + own_refs if file_refs else own_refs
-        if len(refs) > 1 and (len(refs) > 2 or refs[0] == refs[1]):
+        if len(refs) > 1 and (refs[0] == refs[1] if len(refs) == 2 else len(set(refs)) < len(refs)):
             refs = list(dict.fromkeys(refs))
         case_id = get("id")
         if not (
@@ -198,7 +210,9 @@ def normalize_payload(
                     break
             else:
                 case_input = ""
-        outcome = case_outcome(entry)
+        outcome = get("expected_outcome", _ABSENT)  # the first of `OUTCOME_SOURCES`, nearly always there
+        if outcome is _ABSENT:
+            outcome = case_outcome(entry)
         note = get("boundary_note")
         if note is not None and not (
             note != "" and (note[0] not in blank_start or note.strip(whitespace) != "")
@@ -207,11 +221,24 @@ def normalize_payload(
         ):
             note = ""
         value = get("forbidden_signals")
-        forbidden = [] if value is None else strings(value)
+        if value.__class__ is list:  # `strings(value)`, inlined
+            forbidden = [
+                item
+                for item in value
+                if (
+                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
+                    if item.__class__ is str
+                    else is_text(item)
+                )
+            ]
+        else:
+            forbidden = [] if value is None else strings(value)
         negative = get("negative_signal")
         if negative is not None:
             forbidden += strings(negative)
-        if len(forbidden) > 1 and (len(forbidden) > 2 or forbidden[0] == forbidden[1]):
+        if len(forbidden) > 1 and (
+            forbidden[0] == forbidden[1] if len(forbidden) == 2 else len(set(forbidden)) < len(forbidden)
+        ):
             forbidden = list(dict.fromkeys(forbidden))
         own = get("extensions")
         if own is None or own.__class__ is dict:
