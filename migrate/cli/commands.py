@@ -275,19 +275,26 @@ def run_normalize(
     )
     emit = emitter_for(output_format, out=out, root=options.repo_root)
     emit.cases_begin()
-    for path, status, error, text, count in report.track(results, "normalize", total):
-        if status is Status.ERROR:
-            assert error is not None
-            report.error(_display(path), error)
-            continue
-        if status is Status.NOT_FIXTURE:
-            report.count(Status.NOT_FIXTURE)
-            report.note(f"{_display(path)}: not a fixture, skipped")
-            continue
-        if report.verbose:
-            report.note(f"{_display(path)}: {count} case(s)")
-        if text:
-            emit.cases(text)
+    try:
+        for path, status, error, text, count in report.track(results, "normalize", total):
+            if status is Status.ERROR:
+                assert error is not None
+                emit.cases_flush()  # the cases before it, then the message
+                report.error(_display(path), error)
+                continue
+            if status is Status.NOT_FIXTURE:
+                report.count(Status.NOT_FIXTURE)
+                if report.verbose:
+                    emit.cases_flush()
+                report.note(f"{_display(path)}: not a fixture, skipped")
+                continue
+            if report.verbose:
+                emit.cases_flush()
+                report.note(f"{_display(path)}: {count} case(s)")
+            if text:
+                emit.cases(text)
+    finally:
+        emit.cases_flush()
     emit.cases_end()
     return report.exit_code
 

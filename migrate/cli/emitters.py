@@ -22,12 +22,12 @@ on stderr; `fixture_migrate.cli.output.make_report` picks the one for the format
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
 from fixture_migrate.cli import output
-from fixture_migrate.cli.jsontext import byte_writer, dump_json, dump_json_bytes, json_lines
+from fixture_migrate.cli.jsontext import ByteWriter, byte_writer, dump_json, dump_json_bytes, json_lines
 from fixture_migrate.contract import rules as c
 from fixture_migrate.files.diff import escape_lines, escape_text
 
@@ -113,8 +113,13 @@ class Emitter:
         return dump_json_bytes(cases)[2:-2]
 
     def cases_begin(self) -> None:
-        """A `normalize` run starts: from here its output is written as bytes."""
-        self._write: Callable[[bytes], Any] = byte_writer(self.out)
+        """A `normalize` run starts: from here its output is written as bytes (held a while
+        where it goes to a file or pipe: `cases_flush` writes it)."""
+        self._write: ByteWriter = byte_writer(self.out)
+
+    def cases_flush(self) -> None:
+        """Write the cases held so far (before a message, and at the end)."""
+        self._write.flush()
 
     def cases(self, text: bytes) -> None:
         """One file's encoded cases (`encode_cases`), non-empty."""
@@ -123,6 +128,7 @@ class Emitter:
 
     def cases_end(self) -> None:
         self._write(b"\n]\n" if self._written else b"[]\n")
+        self._write.flush()
 
     # --- export ----------------------------------------------------------------------------
 
@@ -235,7 +241,7 @@ class JsonLinesEmitter(Emitter):
         self._write(text)
 
     def cases_end(self) -> None:
-        pass
+        self._write.flush()
 
 
 class GithubEmitter(Emitter):
