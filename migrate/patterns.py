@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-
 _METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split")
 
 

@@ -110,7 +110,17 @@ def test_normalize_writes_the_cases_before_a_message_where_both_go_to_one_pipe(t
     (evals / "b.json").write_bytes(b'{"schema_version": "spec-first.workflow-eval-fixtures.v1", "cases": [')
     (evals / "c.json").write_bytes(example)
     done = subprocess.run(
-        [sys.executable, "-m", "fixture_migrate", "normalize", "--output-format", "jsonl", "--repo-root", str(tmp_path), str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "fixture_migrate",
+            "normalize",
+            "--output-format",
+            "jsonl",
+            "--repo-root",
+            str(tmp_path),
+            str(tmp_path),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         check=False,
@@ -119,4 +129,6 @@ def test_normalize_writes_the_cases_before_a_message_where_both_go_to_one_pipe(t
     error = next(i for i, line in enumerate(lines) if "b.json" in line and not line.startswith("{"))
     sources = [line.split('"source_file":"')[1].split('"')[0] for line in lines if line.startswith("{")]
     assert done.returncode == 2 and sources and set(sources) == {"skills/demo/evals/a.json", "skills/demo/evals/c.json"}
-    assert all("a.json" in line for line in lines[:error]) and all("c.json" in line for line in lines[error + 1 :] if line.startswith("{"))
+    assert all("a.json" in line for line in lines[:error]) and all(
+        "c.json" in line for line in lines[error + 1 :] if line.startswith("{")
+    )

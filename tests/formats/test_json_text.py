@@ -8,11 +8,11 @@ output, so every byte the writer adds or keeps is asserted.
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats.json_format import parse_json
 from fixture_migrate.formats.json_text import ARRAY, OBJECT, SCALAR, JsonStyle, detect_style, parse_spans
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.helpers import plan
 
