@@ -25,8 +25,10 @@ SCALAR, OBJECT, ARRAY = 0, 1, 2
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _OTHER = r'[^\s{}\[\],:"]+'
 _ITEM = rf"(?:{_STRING}|{_OTHER})"
-_SCALARS = rf"\[[ \t\r\n]*(?:{_ITEM}(?:[ \t\r\n]*,[ \t\r\n]*{_ITEM})*[ \t\r\n]*)?\]"
-"""An array of scalars (or an empty one), whole: most arrays of a fixture are such lists."""
+_SCALARS = rf"\[[ \t\r\n]*+(?:{_ITEM}(?:[ \t\r\n]*+,[ \t\r\n]*+{_ITEM})*+[ \t\r\n]*+)?\]"
+"""An array of scalars (or an empty one), whole: most arrays of a fixture are such lists. The
+loop over its items is possessive: giving an item back could never let the `]` match, and the
+engine keeps no state per item (a loop it may backtrack into holds some 300 bytes an item)."""
 _SPANS = LazyRegex(
     rf'[\s,]*+(?:({_STRING})(?:[ \t\r\n]*+(:)(?:[ \t\r\n]*+(?:({_STRING})|({_OTHER})|({_SCALARS})))?)?'
     rf'|({_OTHER})|([{{\[])|[}}\]])'
@@ -240,7 +242,8 @@ class _DetectedStyle(JsonStyle):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, JsonStyle) and self._values() == other._values()
 
-    __hash__ = Record.value_hash
+    def __hash__(self) -> int:
+        return hash((JsonStyle.__name__, *self._values()))  # as an equal `JsonStyle` hashes
 
     def __getattr__(self, name: str) -> Any:
         # Called only for a field not set yet: an array fact before the vote.

@@ -199,3 +199,4 @@ def test_the_style_of_arrays_is_voted_when_first_asked_for():
         block_keys=frozenset({"refs"}),
     )
     assert style.inline_array("refs") is False and style.inline_array("new") is True
+    assert hash(style) == hash(JsonStyle(**{name: getattr(style, name) for name in JsonStyle.field_names()}))
