@@ -26,37 +26,46 @@ import re
 import stat
 import subprocess
 from collections.abc import Callable, Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 from fixture_migrate.files import beneath
 from fixture_migrate.files.walk import SKIPPED_DIRS
+from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 
 MAX_TEXT_BYTES = 2 * 1024 * 1024
+FEED_BUDGET = 100_000
+"""How many digests and places `PinIndex.feed` keeps, at most, of what it found in the files
+given to it (each costs some 100 bytes until the build): past it, it keeps none."""
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _HEX = re.compile(rb"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9a-fA-F])")
 _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
 
 
+def _git_tracked(root: Path) -> list[str] | None:
+    """The names `git ls-files` lists (relative to root, as git writes them), or None where
+    root holds no `.git` or git cannot list them."""
+    if not (root / ".git").exists():
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=60, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
+
+
 def _tracked(root: Path) -> Iterator[tuple[str, str]]:
     """`(path, path relative to root, POSIX)` of each tracked file: `git ls-files`, else a walk
     (yielded as it goes, so a large repository's list is never held whole)."""
     base = str(root)
-    if (root / ".git").exists():
-        try:
-            done = subprocess.run(
-                ["git", "-C", base, "ls-files", "-z"], capture_output=True, timeout=60, check=True
-            )
-        except (OSError, subprocess.SubprocessError):
-            pass
-        else:
-            for name in done.stdout.split(b"\0"):
-                if name:
-                    text = os.fsdecode(name)
-                    yield os.path.join(base, text), Path(text).as_posix()
-            return
+    names = _git_tracked(root)
+    if names is not None:
+        for text in names:
+            yield os.path.join(base, text), Path(text).as_posix()
+        return
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
         if names:
@@ -285,6 +294,10 @@ class PinIndex:
         # What `feed` was given, per POSIX path from the root: whether the bytes were within
         # `MAX_TEXT_BYTES`, their digest (with `keep_inputs`), and what `scan` found in them.
         self._fed: dict[str, tuple[bool, bytes | None, tuple[dict[str, str], dict[Any, list[str]]] | None]] = {}
+        self._fed_found = 0  # the digests and places those hold, all together
+        self._feedable: frozenset[str] | None = None  # the names git tracks (None: every name may be)
+        self._feedable_known = False
+        self._feeding = True  # False once `feed` gave up (`FEED_BUDGET`)
 
     def feed(self, relative: str, data: bytes) -> None:
         """Learn, before the index is built, the bytes `data` of the file at `relative` (POSIX,
@@ -292,9 +305,18 @@ class PinIndex:
         symlink, along that very path (`fixture_migrate.files.root.last_beneath`): the read the
         build makes of a tracked file there. The build takes them for that file (if it is
         tracked) instead of reading it; what they add to the index is the same, in the same
-        place of its order. Ignored once the index is built."""
-        if self._digests is not None:
+        place of its order. Ignored once the index is built, for a file git does not track
+        (the names `git ls-files` gave at the first call), and once what it found in the files
+        given exceeds `FEED_BUDGET` digests and places: it then drops them all, and the build
+        reads those files as any."""
+        if self._digests is not None or not self._feeding:
             return
+        if not self._feedable_known:
+            tracked = _git_tracked(self.root)
+            self._feedable = None if tracked is None else frozenset(Path(name).as_posix() for name in tracked)
+            self._feedable_known = True
+        if self._feedable is not None and relative not in self._feedable:
+            return  # git does not track it: the build will not read it
         if len(data) > MAX_TEXT_BYTES:
             self._fed[relative] = (False, None, None)  # the build would not read it either
             return
@@ -309,6 +331,13 @@ class PinIndex:
             sizes: dict[tuple[str, int], list[str]] = {}
             if scan(data, relative, digests, sizes):
                 found = (digests, sizes)
+                self._fed_found += len(digests) + sum(map(len, sizes.values()))
+                if self._fed_found > FEED_BUDGET:
+                    # Many digests or sizes in the files read: past the budget, what was
+                    # given is dropped and the build reads those files itself.
+                    self._fed.clear()
+                    self._feeding = False
+                    return
         self._fed[relative] = (True, digest, found)
 
     def build(
@@ -344,6 +373,7 @@ class PinIndex:
         cache = _CacheFolder(self.root)
         reader = TrackedReader(self.root)
         fed, self._fed = self._fed, {}
+        self._feedable = None  # no more feeding: the tracked names are not needed
         try:
             for path, relative in _tracked(self.root):
                 if cache.in_it(relative):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
@@ -105,6 +106,10 @@ _RUNS = itertools.count(1)
 PIN_WAIT = 10_000
 """At most this many outcomes wait, in a run that writes nothing, for the index of pinned files
 to be built from the run's own reads (`MigrationRun.outcomes`)."""
+
+PIN_WAIT_SECONDS = 2.0
+"""And for at most this long (seconds of wall time since the first waited): the output of
+such a run is never further behind its walk."""
 
 
 def _start_worker(options: Options, mode: MigrateMode, cache: Cache | None = None, run: int = 0) -> None:
@@ -249,9 +254,11 @@ class MigrationRun:
         process, the pin verdict of a change waits for the index of pinned files, which is
         built once the walk ends from the bytes the run reads itself (`PinIndex.feed`) and
         the other tracked files: each file is read once, not once more for the index. The
-        outcomes from the first such change on are held meanwhile (at most `PIN_WAIT`: then
-        the index is built at once, reading the files the walk has not reached), and given
-        in file order; the same outcomes as when the index is built at the first change."""
+        outcomes from the first such change on are held meanwhile (at most `PIN_WAIT` of them,
+        for at most `PIN_WAIT_SECONDS`: then the index is built at once, reading the files
+        the walk has not reached), and given in file order; the same outcomes as when the
+        index is built at the first change. (A run interrupted meanwhile has not printed
+        the outcomes held.)"""
         self._pins_first()
         mode = self.mode
         self._may_wait = (
@@ -267,14 +274,17 @@ class MigrationRun:
         if track is not None:
             plans = track(plans)
         held: collections.deque[Outcome] = collections.deque()
+        since = 0.0
         try:
             for result, diff in plans:
                 outcome = self.settle(result, diff)
                 if self._waiting is None:
                     yield outcome
                     continue
+                if not held:
+                    since = time.monotonic()
                 held.append(outcome)
-                if len(held) >= PIN_WAIT:
+                if len(held) >= PIN_WAIT or time.monotonic() - since >= PIN_WAIT_SECONDS:
                     self._release()
                     while held:
                         yield held.popleft()

@@ -176,3 +176,48 @@ def test_files_reached_through_a_symlinked_folder_give_the_same_verdicts(tree, m
     reference, expected = _run(tree, MigrateMode(check=True))
     assert found == expected and run.summary() == reference.summary()
     assert ("skills/other/evals/x-legacy.json", Status.PINNED, "skills/other/evals/y.json:1") in found
+
+
+def test_a_wait_past_its_time_builds_the_index_at_once(tree, monkeypatch):
+    monkeypatch.setattr(run_module, "PIN_WAIT_SECONDS", 0.0)
+    run, found = _run(tree, MigrateMode(check=True))
+    _at_first_change(monkeypatch)
+    reference, expected = _run(tree, MigrateMode(check=True))
+    assert found == expected and run.summary() == reference.summary()
+
+
+def test_what_is_fed_past_the_budget_is_dropped_and_read_by_the_build(tmp_path, monkeypatch):
+    monkeypatch.setattr(pins, "FEED_BUDGET", 2)
+    files = {"a.txt": f"{'ab' * 20}\n".encode(), "b.txt": f"{'cd' * 20} {'ef' * 20}\nt.json 3\n".encode()}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    fed = PinIndex(tmp_path)
+    fed.feed("a.txt", files["a.txt"])
+    assert list(fed._fed) == ["a.txt"]
+    fed.feed("b.txt", files["b.txt"])  # 1 + 3 found: past the budget
+    assert fed._fed == {}
+    fed.feed("a.txt", files["a.txt"])  # no more feeding in this index
+    assert fed._fed == {}
+    read = PinIndex(tmp_path)
+    fed.build(), read.build()
+    assert (fed._digests, fed._sizes) == (read._digests, read._sizes) and len(read._digests) == 3
+
+
+def test_a_file_git_does_not_track_is_not_fed(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    run = lambda *args: subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    (tmp_path / "tracked.txt").write_text(f"{'ab' * 20}\n")
+    (tmp_path / "untracked.txt").write_text(f"{'cd' * 20}\n")
+    run("add", "tracked.txt")
+    fed = PinIndex(tmp_path)
+    for name in ("tracked.txt", "untracked.txt"):
+        fed.feed(name, (tmp_path / name).read_bytes())
+    assert list(fed._fed) == ["tracked.txt"]
+    read = PinIndex(tmp_path)
+    fed.build(), read.build()
+    assert fed._digests == read._digests == {"ab" * 20: "tracked.txt:1"}
