@@ -76,11 +76,10 @@ _json_values = st.recursive(
 
 
 @given(st.lists(st.dictionaries(st.sampled_from(["schema_version", "id", "x"]), _json_values, max_size=3), max_size=5))
-def test_json_lines_cut_from_one_list_is_each_case_on_its_own_line(cases) -> None:
-    """`json_lines` serializes the whole list once and cuts it between cases only where that
-    is sure; the bytes are those of one `dump_json_bytes` line per case, whatever the cases
-    hold (the cut's own sequence nested inside a case, cases not led by `schema_version`,
-    integers orjson cannot write, characters that are escaped)."""
+def test_json_lines_is_each_case_on_its_own_line(cases) -> None:
+    """The bytes of `json_lines` are those of one `dump_json_bytes` line per case, whatever
+    the cases hold (a case's text nesting what separates two cases, cases not led by
+    `schema_version`, integers orjson cannot write, characters that are escaped)."""
     expected = b"".join(jsontext.dump_json_bytes(case, indent=None) + b"\n" for case in cases) or b"\n"
     assert jsontext.json_lines(cases) == expected
 
