@@ -267,7 +267,8 @@ def run_normalize(
 ) -> int:
     """Print the normalized cases of every fixture under `paths` as one JSON array (as the
     reference prints it) or as JSON Lines, file by file as they are read (on up to `jobs`
-    processes, in file order), so memory does not grow with the number of files."""
+    processes, in file order), so memory does not grow with the number of files (to a file
+    or pipe, in batches of `jsontext.BATCH_BYTES`, written before any message)."""
     files = report.sources(iter_selected(paths, options))
     total = len(files) if isinstance(files, list) else None
     results = ordered_map(
