@@ -117,14 +117,21 @@ class ByteWriter:
             self.flush()
 
     def flush(self) -> None:
-        """Write what is held, all of it (a short write is continued)."""
+        """Write what is held, all of it: a short write is continued, and where the file is
+        non-blocking (a pipe a parent process shares, say) and full, once it takes more."""
         held = self._held
         if not held:
             return
         self._held, self._size = [], 0
         parts: list[Any] = held
         while parts:
-            written = os.writev(self._fd, parts)
+            try:
+                written = os.writev(self._fd, parts)
+            except BlockingIOError:
+                import select
+
+                select.select([], [self._fd], [])
+                continue
             for index, part in enumerate(parts):
                 if written < len(part):
                     parts = [memoryview(part)[written:], *parts[index + 1 :]]

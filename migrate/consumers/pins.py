@@ -25,6 +25,7 @@ import os
 import re
 import stat
 import subprocess
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,10 @@ _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
 
 
-def _git_tracked(root: Path) -> list[str] | None:
-    """The names `git ls-files` lists (relative to root, as git writes them), or None where
-    root holds no `.git` or git cannot list them."""
+def _git_names(root: Path) -> list[bytes] | None:
+    """The names `git ls-files -z` lists (relative to root, as git writes them: in the order
+    of git's index, sorted by their bytes), or None where root holds no `.git` or git cannot
+    list them."""
     if not (root / ".git").exists():
         return None
     try:
@@ -54,17 +56,27 @@ def _git_tracked(root: Path) -> list[str] | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return [os.fsdecode(name) for name in done.stdout.split(b"\0") if name]
+    names = done.stdout.split(b"\0")
+    if names and not names[-1]:
+        names.pop()
+    return names
+
+
+def _named(root: Path, names: list[bytes]) -> Iterator[tuple[str, str]]:
+    """`_tracked`'s pairs for the names git listed."""
+    base = str(root)
+    for name in names:
+        if name:
+            text = os.fsdecode(name)
+            yield os.path.join(base, text), Path(text).as_posix()
 
 
 def _tracked(root: Path) -> Iterator[tuple[str, str]]:
     """`(path, path relative to root, POSIX)` of each tracked file: `git ls-files`, else a walk
     (yielded as it goes, so a large repository's list is never held whole)."""
-    base = str(root)
-    names = _git_tracked(root)
+    names = _git_names(root)
     if names is not None:
-        for text in names:
-            yield os.path.join(base, text), Path(text).as_posix()
+        yield from _named(root, names)
         return
     for directory, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
@@ -295,8 +307,8 @@ class PinIndex:
         # `MAX_TEXT_BYTES`, their digest (with `keep_inputs`), and what `scan` found in them.
         self._fed: dict[str, tuple[bool, bytes | None, tuple[dict[str, str], dict[Any, list[str]]] | None]] = {}
         self._fed_found = 0  # the digests and places those hold, all together
-        self._feedable: frozenset[str] | None = None  # the names git tracks (None: every name may be)
-        self._feedable_known = False
+        self._git: list[bytes] | None = None  # what git lists (None: no git; any name may be tracked)
+        self._git_known = False  # whether `_git` was asked for (by the first `feed`)
         self._feeding = True  # False once `feed` gave up (`FEED_BUDGET`)
 
     def feed(self, relative: str, data: bytes) -> None:
@@ -306,17 +318,18 @@ class PinIndex:
         build makes of a tracked file there. The build takes them for that file (if it is
         tracked) instead of reading it; what they add to the index is the same, in the same
         place of its order. Ignored once the index is built, for a file git does not track
-        (the names `git ls-files` gave at the first call), and once what it found in the files
-        given exceeds `FEED_BUDGET` digests and places: it then drops them all, and the build
-        reads those files as any."""
+        (the names `git ls-files` gives at the first call, which the build then reads its
+        files from), and once what it found in the files given exceeds `FEED_BUDGET` digests
+        and places: it then drops them all, and the build reads those files as any."""
         if self._digests is not None or not self._feeding:
             return
-        if not self._feedable_known:
-            tracked = _git_tracked(self.root)
-            self._feedable = None if tracked is None else frozenset(Path(name).as_posix() for name in tracked)
-            self._feedable_known = True
-        if self._feedable is not None and relative not in self._feedable:
-            return  # git does not track it: the build will not read it
+        if not self._git_known:
+            self._git, self._git_known = _git_names(self.root), True  # the build lists these
+        if self._git is not None:
+            name = os.fsencode(relative)
+            at = bisect_left(self._git, name)
+            if at == len(self._git) or self._git[at] != name:
+                return  # git does not track it (or lists it out of order): the build reads it
         if len(data) > MAX_TEXT_BYTES:
             self._fed[relative] = (False, None, None)  # the build would not read it either
             return
@@ -373,9 +386,11 @@ class PinIndex:
         cache = _CacheFolder(self.root)
         reader = TrackedReader(self.root)
         fed, self._fed = self._fed, {}
-        self._feedable = None  # no more feeding: the tracked names are not needed
+        # The names git listed at the first `feed`, the moment the index is made of (where
+        # it is built at a run's first change, this is when it listed them).
+        names, self._git, self._git_known = self._git, None, False
         try:
-            for path, relative in _tracked(self.root):
+            for path, relative in _tracked(self.root) if names is None else _named(self.root, names):
                 if cache.in_it(relative):
                     continue  # the tool's own files
                 given_before = fed.pop(relative, None) if fed else None

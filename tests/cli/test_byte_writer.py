@@ -132,3 +132,24 @@ def test_normalize_writes_the_cases_before_a_message_where_both_go_to_one_pipe(t
     assert all("a.json" in line for line in lines[:error]) and all(
         "c.json" in line for line in lines[error + 1 :] if line.startswith("{")
     )
+
+
+def test_a_full_non_blocking_pipe_is_written_once_it_takes_more():
+    import threading
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    data = [bytes([65 + i % 26]) * 50_000 for i in range(8)]  # 400 kB: several pipes full
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(b"".join(iter(lambda: os.read(read, 1 << 16), b""))))
+    reader.start()
+    try:
+        writer = ByteWriter(_stream(write))
+        for part in data:
+            writer(part)
+        writer.flush()
+    finally:
+        os.close(write)
+        reader.join(10)
+        os.close(read)
+    assert got == [b"".join(data)]
