@@ -5,6 +5,7 @@ text stream."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from typing import Any, TextIO
@@ -82,7 +83,9 @@ class ByteWriter:
     """Writes bytes to a text stream `out` (`writer(data)`): to its binary buffer where it has
     one (flushed first, so text written before stays in order), else decoded.
 
-    Where that buffer is a file or a pipe, not a terminal, the bytes are held until
+    Where that buffer is the interpreter's own writer of a file or a pipe (an
+    `io.BufferedWriter`, or the `io.FileIO` beneath when output is unbuffered; not a
+    wrapper of one), not a terminal, the bytes are held until
     `BATCH_BYTES` are, then written in one system call (`os.writev`, no copy): a run that
     prints a file's cases at a time makes a few hundred calls, not one per file. `flush()`
     writes what is held (call it before anything else is printed on the same file, and at
@@ -98,12 +101,16 @@ class ByteWriter:
             return
         out.flush()
         self._write = buffer.write
+        if type(buffer) not in _OWN_WRITERS or not hasattr(os, "writev"):
+            # A wrapper of the buffer (a run's recording, a test's capture) sees every write:
+            # writing to the file beneath it would go round it.
+            return
         try:
             fd = buffer.fileno()
             terminal = os.isatty(fd)
-        except (AttributeError, OSError, ValueError):  # not a file (a test's capture): write through
+        except (OSError, ValueError):  # a detached or closed buffer: write through
             return
-        if not terminal and hasattr(os, "writev"):
+        if not terminal:
             buffer.flush()
             self._fd = fd
 
@@ -140,6 +147,9 @@ class ByteWriter:
             else:
                 parts = []
 
+
+_OWN_WRITERS = (io.BufferedWriter, io.FileIO)
+"""The binary writers a write to their file descriptor stands for (`ByteWriter`)."""
 
 _MAX_PARTS = 512
 """Parts of one `os.writev` call, at most (the system's limit, `IOV_MAX`, is 1,024 on Linux)."""

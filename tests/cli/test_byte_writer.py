@@ -153,3 +153,33 @@ def test_a_full_non_blocking_pipe_is_written_once_it_takes_more():
         reader.join(10)
         os.close(read)
     assert got == [b"".join(data)]
+
+
+def test_a_wrapped_buffer_sees_every_write(tmp_path):
+    # A wrapper of stdout's buffer (a run's recording) must see the bytes: writing to the
+    # file beneath it would go round it, however many it holds.
+    class Spy:
+        def __init__(self, buffer):
+            self.buffer, self.seen = buffer, []
+
+        def write(self, data):
+            self.seen.append(bytes(data))
+            return self.buffer.write(data)
+
+        def __getattr__(self, name):  # `fileno`, `flush`: the wrapped buffer's
+            return getattr(self.buffer, name)
+
+    class Stream:
+        def __init__(self, buffer):
+            self.buffer = buffer
+
+        def flush(self):
+            self.buffer.flush()
+
+    with open(tmp_path / "out", "wb") as raw:
+        spy = Spy(raw)
+        writer = ByteWriter(Stream(spy))
+        writer(b"one")
+        writer(b"two")
+        writer.flush()
+    assert spy.seen == [b"one", b"two"] and (tmp_path / "out").read_bytes() == b"onetwo"
