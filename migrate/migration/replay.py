@@ -52,10 +52,11 @@ from fixture_migrate.files import beneath
 from fixture_migrate.files.paths import relative_source
 from fixture_migrate.files.reads import READ_FLAGS, read_opened
 from fixture_migrate.formats.limits import MAX_FILE_BYTES
+from fixture_migrate.migration.cache import RECORD_MAGIC_PREFIX
 from fixture_migrate.slots import Record
 from xxhash import xxh3_128_digest
 
-MAGIC = b"fixture-migrate run 1\n"
+MAGIC = RECORD_MAGIC_PREFIX + b"1\n"
 """The first line of a record file: a file without it is not a record of this format."""
 
 MAX_OUTPUT_CHARS = 8 * 1024 * 1024
