@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.files import beneath
+from fixture_migrate.files.reads import read_regular
 from fixture_migrate.files.walk import SKIPPED_DIRS
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 
@@ -171,19 +172,12 @@ class TrackedReader:
                     return None  # a folder on its way is now a symlink leading outside the root
                 fd = os.open(real, _FLAGS)
                 direct = False
-            try:
-                info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_TEXT_BYTES:
-                    return None  # not a regular file (swapped since the `lstat`), or too large
-                # Its size plus one byte tells a file that grew since.
-                data = os.read(fd, info.st_size + 1)
-                if len(data) > info.st_size:
-                    data += os.read(fd, MAX_TEXT_BYTES + 1 - len(data))
-            finally:
-                os.close(fd)
-            if len(data) > MAX_TEXT_BYTES:
+            # Not a regular file (swapped since the `lstat`), or too large: None.
+            found = read_regular(fd, MAX_TEXT_BYTES)
+            if found is None:
                 return None
-            self.direct, self.info = direct, info
+            data, self.info = found
+            self.direct = direct
             return data
         except OSError:
             return None

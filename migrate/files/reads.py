@@ -91,10 +91,10 @@ def read_fixture(path: Path, *, limit: int | SizeLimit | None = None, root: Path
         os.close(fd)
 
 
-def read_opened(fd: int, limit: int) -> bytes | None:
-    """The bytes of the file open as `fd` (closed here), or None when it is not a regular
-    file, holds more than `limit` bytes, or cannot be read. Open it without blocking: a pipe
-    is never read."""
+def read_regular(fd: int, limit: int) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of the file open as `fd` (closed here) and its `fstat`, or None when it is
+    not a regular file, holds more than `limit` bytes, or cannot be read. Open it without
+    blocking: a pipe is never read."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
@@ -105,13 +105,17 @@ def read_opened(fd: int, limit: int) -> bytes | None:
             if not more:
                 break
             data += more
-        return data if len(data) <= limit else None
+        return (data, info) if len(data) <= limit else None
     except OSError:
         return None
     finally:
         os.close(fd)
 
 
+def read_opened(fd: int, limit: int) -> bytes | None:
+    """`read_regular`'s bytes alone."""
+    found = read_regular(fd, limit)
+    return None if found is None else found[0]
 
 
 class RunReads:
