@@ -15,11 +15,14 @@ import stat
 from pathlib import Path
 
 from fixture_migrate.errors import FixtureError
+from fixture_migrate.files.root import _READ_FLAGS, _open_for_reading, _reason, check_inside
 from fixture_migrate.files.root import _directory_inside as directory_inside
-from fixture_migrate.files.root import _READ_FLAGS as READ_FLAGS  # how `read_opened`'s callers open a file
-from fixture_migrate.files.root import _open_for_reading, _reason, check_inside
 from fixture_migrate.formats import limits, syntax_of
 from fixture_migrate.formats.limits import SizeLimit
+
+READ_FLAGS = _READ_FLAGS
+"""How the callers of `read_regular` open a file: the root rule's flags (no blocking on a
+pipe, no inherited descriptor)."""
 
 
 def _read_all(fd: int, limit: SizeLimit) -> bytes:
