@@ -129,10 +129,17 @@ def test_runs_that_write_or_show_diffs_never_wait(tree, monkeypatch, mode):
 def test_files_planned_in_worker_processes_feed_nothing_and_give_the_same_verdicts(tree, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_FILES_PER_JOB", 1)
     monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    fed: list[str] = []
+    released: list[bool] = []
+    monkeypatch.setattr(PinIndex, "feed", lambda self, relative, data: fed.append(relative))
+    monkeypatch.setattr(MigrationRun, "_release", lambda self: released.append(True))
+    pools = parallel.pools_started
     options = Options(repo_root=tree)
     run = MigrationRun.over(iter_selected([tree], options), options, MigrateMode(check=True), pins=PinIndex)
     found = [(o.result.path.name, o.status, o.pinned_by) for o in run.outcomes(jobs=2)]
-    assert run._waiting is None and parallel.pools_started
+    assert parallel.pools_started == pools + 1, "the files were planned in worker processes"
+    assert fed == [] and released == []  # nothing waited: the index was built at the first change
+    monkeypatch.undo()
     _, expected = _run(tree, MigrateMode(check=True))
     assert found == [(Path(path).name, status, by) for path, status, by in expected]
 
