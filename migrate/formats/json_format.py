@@ -294,6 +294,17 @@ class JsonDocument(Document):
         (target,) = targets
         if isinstance(target, Src) and target.path == ():
             return self.raw
+        if self.unique_keys and self.units and "spans" not in self.__dict__:
+            # A file laid out as a pretty printer lays it out: written by orjson, without
+            # parsing spans (`json_regular`: the writer would write the same bytes).
+            from fixture_migrate.formats.json_regular import regular_layout, render_regular
+
+            data = self.units[0].data
+            layout = regular_layout(self.raw[3:] if self.bom else self.raw, data)
+            if layout is not None:
+                new_body = render_regular(target, data, layout)
+                if new_body is not None:
+                    return (BOM if self.bom else b"") + new_body + layout.end
         root = self.spans
         from fixture_migrate.formats.json_text import JsonWriter
 
