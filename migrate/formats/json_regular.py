@@ -2,13 +2,14 @@
 
 Most JSON fixtures are written by a program: Python's `json.dump(data, indent=2,
 ensure_ascii=False)`, JavaScript's `JSON.stringify(data, null, 2)` and orjson's
-`OPT_INDENT_2` all write the same text, which this module calls the *block* layout:
-every non-empty container across lines, two spaces an indent level, `": "` after a
-key, `\\n` line ends, UTF-8 as itself. Many hand-kept files are that text with every
-non-empty array of scalars on one line instead (`"tags": ["a", "b"]`), the *inline*
-layout. A file whose body is exactly one of the two texts of its own data (with or
-without one final newline) is *regular*. Of the JSON files a migration rewrites in the
-spec-first corpus, 61 of 77 are.
+`OPT_INDENT_2` lay data out alike, which this module calls the *block* layout: every
+non-empty container across lines, two spaces an indent level, `": "` after a key,
+`\\n` line ends, text beyond ASCII as itself (only some floats are written otherwise:
+`1e-07` in Python, `1e-7` in orjson, `2` for 2.0 in JavaScript). Many hand-kept files are that text with
+every non-empty array of scalars on one line instead (`"tags": ["a", "b"]`), the
+*inline* layout. A file whose body is exactly orjson's text of its own data in one of
+the two layouts (with or without one final newline) is *regular*. Of the JSON files a
+migration rewrites in the spec-first corpus, 61 of 77 are.
 
 The writer (`fixture_migrate.formats.json_text.JsonWriter`) edits a file's text: it
 keeps each source value's text, re-indented where it moves, and lays out what is new
@@ -18,9 +19,11 @@ the layout's text of the target's data, which orjson writes at C speed
 (`render_regular`). Where the writer would keep a source layout the data does not show
 (an edited container moved to another depth keeps its old indentation; an edited array
 keeps being written on one line or across lines, as it was) or writes a value another
-way than orjson would (a new float, through Python's `repr`; a tuple), the target is
-not rendered here and the writer is used: `render_regular` answers None. A test
-checks both paths give the same bytes for every target written here.
+way than orjson would (a new float, through Python's `repr`; a tuple; new text as
+`\\uXXXX` escapes in a file that writes them, which is never taken as regular), the
+target is not rendered here and the writer is used: `render_regular` answers None.
+Tests compare both paths on random data and targets, on every legacy family and on
+the corpus.
 """
 
 from __future__ import annotations
@@ -68,10 +71,16 @@ def regular_layout(body: bytes, data: Any) -> Layout | None:
     followed by nothing or one newline; else None.
 
     A value on one line (`{}`, a scalar) is never regular: the writer lays out what it adds
-    to such a file on one line too.
+    to such a file on one line too. Nor is a file the writer adds `\\uXXXX` escapes to
+    (`json_text.writes_ascii`: all ASCII, with an escape of a character past U+007F).
     """
     if not isinstance(data, (dict, list)) or not data:
         return None
+    if b"\\u" in body and body.isascii():
+        from fixture_migrate.formats.json_text import writes_ascii
+
+        if writes_ascii(body.decode("ascii")):
+            return None
     try:
         dumped = orjson.dumps(data, option=_OPTION)
     except orjson.JSONEncodeError:  # an integer beyond 64 bits, read exactly
@@ -105,7 +114,12 @@ def render_regular(target: Node, data: Any, layout: Layout) -> bytes | None:
 
 
 def _source(data: Any, path: tuple[Any, ...]) -> Any:
+    """The value at `path` in `data`, stepping only into objects and arrays (the span tree
+    has no children of a string to step into); raises `_Irregular` otherwise."""
     for key in path:
+        kind = data.__class__
+        if kind is not dict and kind is not list:
+            raise _Irregular
         data = data[key]
     return data
 
@@ -146,9 +160,10 @@ def _plain(node: Node, data: Any, depth: int, inline: bool) -> Any:
 
 
 def _new_value(value: Any) -> Any:
-    """A `Val`'s value when the writer writes it as orjson does: strings (the same escapes
-    as `json.encoder.encode_basestring`), integers, booleans, null, and lists and dicts of
-    them; a float (Python's `repr`, not orjson's digits) or any other type raises."""
+    """A `Val`'s value when the writer writes it as orjson does: strings (in a regular file
+    the writer encodes them with `json.encoder.encode_basestring`, whose escapes are
+    orjson's for every character), integers, booleans, null, and lists and dicts of them;
+    a float (Python's `repr`, not orjson's digits) or any other type raises `_Irregular`."""
     kind = value.__class__
     if kind is str or kind is int or kind is bool or value is None:
         return value

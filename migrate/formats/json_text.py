@@ -272,11 +272,18 @@ class _DetectedStyle(JsonStyle):
         return getattr(self, name)
 
 
+def writes_ascii(text: str) -> bool:
+    """Whether a JSON text writes text beyond ASCII as `\\uXXXX` escapes (`JsonStyle.ascii`):
+    it is all ASCII and holds at least one such escape of a character past U+007F. (The
+    test reads an escaped backslash followed by `u` and four hex digits as one too.)"""
+    return text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(text))
+
+
 def detect_style(text: str, root: JNode) -> JsonStyle:
     """The `JsonStyle` of a document from its text and span tree (its array facts are read
     off the text when first asked for: `_DetectedStyle`)."""
     newline = "\r\n" if "\r\n" in text else "\n"
-    ascii_only = text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(text))
+    ascii_only = writes_ascii(text)
     colon = ": "
     if root.kind == OBJECT and root.keys:
         colon = text[root.key_spans[0][1] : root.children[0].start]

@@ -10,7 +10,6 @@ on its line.
 
 from __future__ import annotations
 
-import re
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,11 @@ from typing import Any
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.formats import BOM, Document, Unit, decode_text
 from fixture_migrate.formats.json_format import parse_json
-from fixture_migrate.formats.json_text import ARRAY, JNode, JsonStyle, JsonWriter, parse_spans
+from fixture_migrate.formats.json_text import ARRAY, JNode, JsonStyle, JsonWriter, parse_spans, writes_ascii
 from fixture_migrate.formats.target import Node
 from fixture_migrate.formats.target import Path as NodePath
 
 CHECKS_DEPTH = True  # parse_json refuses deep nesting line by line
-
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
 class JsonlDocument(Document):
@@ -74,7 +71,7 @@ class JsonlDocument(Document):
         style = JsonStyle(
             newline="\r\n" if "\r\n" in self.text else "\n",
             inline_arrays=True,
-            ascii=self.text.isascii() and any(int(h, 16) >= 0x80 for h in _UNICODE_ESCAPE.findall(self.text)),
+            ascii=writes_ascii(self.text),
         )
         writer = JsonWriter(self.text, self.spans, style, expand=True)
         return (BOM if self.bom else b"") + (writer.render(target, "") + style.newline).encode("utf-8")

@@ -17,7 +17,7 @@ import orjson
 import pytest
 from fixture_migrate.formats import json_regular
 from fixture_migrate.formats.json_regular import Layout, inline_arrays, regular_layout, render_regular
-from fixture_migrate.formats.json_text import JsonWriter, detect_style, parse_spans
+from fixture_migrate.formats.json_text import JsonWriter, detect_style, parse_spans, writes_ascii
 from fixture_migrate.formats.target import Arr, Node, Obj, Src, Val
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -57,6 +57,23 @@ def test_inline_arrays_puts_arrays_of_scalars_on_one_line_only():
 )
 def test_regular_layout(body, layout):
     assert regular_layout(body, orjson.loads(body)) == layout
+
+
+def test_a_file_the_writer_adds_escapes_to_is_not_regular():
+    # All ASCII, with the text of an escape past U+007F (here an escaped backslash and
+    # `u00e9`, which the writer's style test reads as one): the writer writes new text
+    # beyond ASCII as escapes, orjson as itself.
+    body = orjson.dumps({"a": "\\u00e9", "b": [1]}, option=orjson.OPT_INDENT_2)
+    assert regular_layout(body, orjson.loads(body)) is None
+    assert regular_layout(body.replace(b"00e9", b"007e"), orjson.loads(body.replace(b"00e9", b"007e"))) is not None
+    target = Obj([("a", Src(("a",))), ("new", Val("é\x7f"))], origin=())
+    assert _writer(body, target) == b'{\n  "a": "\\\\u00e9",\n  "new": "\\u00e9\\u007f"\n}'
+
+
+def test_a_path_through_a_string_is_left_to_the_writer():
+    with pytest.raises(IndexError):
+        _writer(BLOCK, Obj([("c", Src(("name", 0)))]))
+    assert render_regular(Obj([("c", Src(("name", 0)))]), DATA, Layout(False, b"")) is None
 
 
 def test_mixed_array_layouts_and_one_line_values_are_not_regular():
@@ -178,16 +195,16 @@ def test_guarded_targets_are_left_to_the_writer(inline, target):
 
 # Random data in a regular layout, and random targets over it: kept, renamed, dropped,
 # moved and new members, edited containers (at their own depth or another), new values.
-_KEYS = st.sampled_from(["a", "b", "id", "é", 'q"', "extensions", "x\n"])
+_KEYS = st.sampled_from(["a", "b", "id", "é", 'q"', "extensions", "x\n", "\\u00e9", "\x7f"])
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([1e-07, 2.5e-05, 1e16, -0.0])
-_SCALARS = st.none() | st.booleans() | st.integers(-(2**63), 2**63) | _FLOATS | st.text(max_size=5)
+_SCALARS = st.none() | st.booleans() | st.integers(-(2**63), 2**63) | _FLOATS | st.text(max_size=5) | _KEYS
 _DATA = st.recursive(
     _SCALARS | st.lists(_SCALARS, min_size=1, max_size=3),  # most arrays of a fixture hold scalars
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
     max_leaves=20,
 )
 _NEW = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63) | st.text(max_size=4) | _FLOATS,
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63) | st.text(max_size=4) | _FLOATS | _KEYS,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
     max_leaves=6,
 )
@@ -249,8 +266,8 @@ def _target(draw: Any, data: Any, path: tuple[Any, ...], budget: int) -> Node:
 def test_random_targets_are_written_as_the_writer_writes_them_or_left_to_it(data, value, inline):
     body = _layout_text(value, inline) + data.draw(st.sampled_from([b"", b"\n"]))
     layout = regular_layout(body, orjson.loads(body))
-    if layout is None:  # an inline text where no array of scalars was put on one line is block
-        assert inline and _layout_text(value, False) != body.rstrip(b"\n")
+    if layout is None:  # only a file the writer adds `\\uXXXX` escapes to is not regular
+        assert writes_ascii(body.decode("utf-8"))
         return
     target = data.draw(_target(orjson.loads(body), (), 4))
     fast = render_regular(target, orjson.loads(body), layout)
@@ -302,3 +319,12 @@ def test_every_legacy_family_migrates_here_as_the_writer_migrates_it(inline, mon
         assert here.new_bytes == by_writer.new_bytes, name
         assert here.new_bytes.startswith(b"\xef\xbb\xbf{\n")
     assert written_here == [True] * len(samples)
+
+
+def test_an_escaping_file_keeps_the_writers_escapes_through_the_engine(monkeypatch):
+    payload = {"cases": [{"prompt": "what does \\u00e9 mean", "expected": "an e with an acute accent"}]}
+    body = orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
+    here = plan(body, "skills/café/evals/f.json")
+    monkeypatch.setattr(json_regular, "render_regular", lambda *args: None)
+    assert here.status == "changed" and here.new_bytes == plan(body, "skills/café/evals/f.json").new_bytes
+    assert b'"skill": "caf\\u00e9"' in here.new_bytes
