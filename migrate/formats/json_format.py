@@ -4,7 +4,9 @@ Reading is orjson's fast parse plus two checks orjson does not make: duplicate
 keys (refused: JSON.parse would keep the last one and migrating would drop the
 other) and integers beyond 64 bits (orjson reads them as floats; such files are
 read again with the standard library so every digit is kept). A file is parsed
-for spans (`json_text`) only when it is written or an error must be placed.
+for spans (`json_text`) only when it is written or an error must be placed; a file
+laid out as a pretty printer lays it out is written without them, by orjson
+(`json_regular`: the same bytes as the edits).
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ deep (the top level is 1) starts a line of `2k` spaces: no such line means nothi
 `MAX_DEPTH + 1` deep (a container that deep would be a member of one `MAX_DEPTH` deep)."""
 
 
-def _indented(data: Any) -> bytes | None:
+def dump_indented(data: Any) -> bytes | None:
     """orjson's output of `data` indented by two spaces, or None where orjson cannot write it
     (an integer beyond 64 bits)."""
     try:
@@ -93,12 +95,12 @@ def _indented(data: Any) -> bytes | None:
 
 def _shallow(data: Any, indented: bytes | None = None) -> bool:
     """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
-    orjson writing it indented (`indented`, when made already: `_indented(data)`), in C, and
+    orjson writing it indented (`indented`, when made already: `dump_indented(data)`), in C, and
     one search for a line indented that deep. False says nothing (`_depth` counts then): the
     search also finds a `MAX_DEPTH`-deep container that has members, and orjson cannot write
     an integer beyond 64 bits."""
     if indented is None:
-        indented = _indented(data)
+        indented = dump_indented(data)
     return indented is not None and _DEEP_LINE not in indented
 
 
@@ -237,7 +239,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     # indented output made to clear the others serves the duplicate key test too.
     dumped = None
     if sketch.count(b"[") > MAX_DEPTH:
-        dumped = _indented(data)
+        dumped = dump_indented(data)
         if not _shallow(data, dumped) and _depth(data) > MAX_DEPTH:
             raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in sketch:
@@ -294,7 +296,7 @@ class JsonDocument(Document):
         (target,) = targets
         if isinstance(target, Src) and target.path == ():
             return self.raw
-        if self.unique_keys and self.units and "spans" not in self.__dict__:
+        if self.unique_keys and self.units:
             # A file laid out as a pretty printer lays it out: written by orjson, without
             # parsing spans (`json_regular`: the writer would write the same bytes).
             from fixture_migrate.formats.json_regular import regular_layout, render_regular

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from fixture_migrate.formats.json_format import dump_indented
 from fixture_migrate.formats.target import Node, Obj, Src, Val
 from fixture_migrate.patterns import LazyRegex
 from fixture_migrate.slots import Record
@@ -81,9 +82,8 @@ def regular_layout(body: bytes, data: Any) -> Layout | None:
 
         if writes_ascii(body.decode("ascii")):
             return None
-    try:
-        dumped = orjson.dumps(data, option=_OPTION)
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits, read exactly
+    dumped = dump_indented(data)
+    if dumped is None:  # an integer beyond 64 bits, read exactly
         return None
     end = b"\n" if body.endswith(b"\n") else b""
     size = len(body) - len(end)
@@ -108,14 +108,15 @@ def render_regular(target: Node, data: Any, layout: Layout) -> bytes | None:
     writes it, or raises its own error."""
     try:
         text = orjson.dumps(_plain(target, data, 0, layout.inline), option=_OPTION)
-    except (_Irregular, LookupError, TypeError, orjson.JSONEncodeError):
+    except (_Irregular, LookupError, TypeError):  # orjson's JSONEncodeError is a TypeError
         return None
     return inline_arrays(text) if layout.inline else text
 
 
 def _source(data: Any, path: tuple[Any, ...]) -> Any:
-    """The value at `path` in `data`, stepping only into objects and arrays (the span tree
-    has no children of a string to step into); raises `_Irregular` otherwise."""
+    """The value at `path` in `data`, stepping only into objects and arrays: `_Irregular`
+    for a step into a scalar (the span tree has no children there), and `KeyError`,
+    `IndexError` or `TypeError` for a key a container does not have."""
     for key in path:
         kind = data.__class__
         if kind is not dict and kind is not list:
@@ -171,10 +172,8 @@ def _new_value(value: Any) -> Any:
         for item in value:
             _new_value(item)
         return value
-    if kind is dict:
-        for key, item in value.items():
-            if key.__class__ is not str:
-                raise _Irregular
+    if kind is dict:  # a key that is not a `str` is refused by orjson (a `TypeError`)
+        for item in value.values():
             _new_value(item)
         return value
     raise _Irregular

@@ -176,6 +176,15 @@ _GUARDED = [
         Obj([("cases", Arr([Val("x")], origin=("cases",)))], origin=()),
         id="inline-array-of-objects-becomes-scalars",
     ),
+    pytest.param(
+        True,
+        Obj([("cases", Arr([Arr([Val("z")], origin=("cases", 0))], origin=("cases",)))], origin=()),
+        id="array-edited-from-an-object",  # the writer keeps the object's lines
+    ),
+    pytest.param(
+        False, Obj([("tags", Obj([("x", Val(1))], origin=("tags",)))], origin=()), id="object-edited-from-an-array"
+    ),
+    pytest.param(False, Obj([("x", Src(("nope",)))]), id="a-path-not-in-the-data"),
 ]
 
 
@@ -261,8 +270,11 @@ def _target(draw: Any, data: Any, path: tuple[Any, ...], budget: int) -> Node:
     return node
 
 
+_PAYLOADS = st.dictionaries(_KEYS, _DATA, min_size=1, max_size=4)
+
+
 @settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(data=st.data(), value=st.dictionaries(_KEYS, _DATA, min_size=1, max_size=4), inline=st.booleans())
+@given(data=st.data(), value=_PAYLOADS | st.lists(_PAYLOADS, min_size=1, max_size=3), inline=st.booleans())
 def test_random_targets_are_written_as_the_writer_writes_them_or_left_to_it(data, value, inline):
     body = _layout_text(value, inline) + data.draw(st.sampled_from([b"", b"\n"]))
     layout = regular_layout(body, orjson.loads(body))
