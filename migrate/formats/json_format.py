@@ -84,7 +84,7 @@ deep (the top level is 1) starts a line of `2k` spaces: no such line means nothi
 `MAX_DEPTH + 1` deep (a container that deep would be a member of one `MAX_DEPTH` deep)."""
 
 
-def dump_indented(data: Any) -> bytes | None:
+def _indented(data: Any) -> bytes | None:
     """orjson's output of `data` indented by two spaces, or None where orjson cannot write it
     (an integer beyond 64 bits)."""
     try:
@@ -95,12 +95,12 @@ def dump_indented(data: Any) -> bytes | None:
 
 def _shallow(data: Any, indented: bytes | None = None) -> bool:
     """True when `data` (as orjson parses it) surely nests no deeper than `MAX_DEPTH`, told by
-    orjson writing it indented (`indented`, when made already: `dump_indented(data)`), in C, and
+    orjson writing it indented (`indented`, when made already: `_indented(data)`), in C, and
     one search for a line indented that deep. False says nothing (`_depth` counts then): the
     search also finds a `MAX_DEPTH`-deep container that has members, and orjson cannot write
     an integer beyond 64 bits."""
     if indented is None:
-        indented = dump_indented(data)
+        indented = _indented(data)
     return indented is not None and _DEEP_LINE not in indented
 
 
@@ -239,7 +239,7 @@ def parse_json(body: bytes, text: str | None = None, *, duplicates: str = "refus
     # indented output made to clear the others serves the duplicate key test too.
     dumped = None
     if sketch.count(b"[") > MAX_DEPTH:
-        dumped = dump_indented(data)
+        dumped = _indented(data)
         if not _shallow(data, dumped) and _depth(data) > MAX_DEPTH:
             raise _too_deep(body.decode("utf-8") if text is None else text)
     if not exact and _LONG_RUN in sketch:

@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from fixture_migrate.formats.json_format import dump_indented
 from fixture_migrate.formats.target import Node, Obj, Src, Val
 from fixture_migrate.patterns import LazyRegex
 from fixture_migrate.slots import Record
@@ -82,8 +81,9 @@ def regular_layout(body: bytes, data: Any) -> Layout | None:
 
         if writes_ascii(body.decode("ascii")):
             return None
-    dumped = dump_indented(data)
-    if dumped is None:  # an integer beyond 64 bits, read exactly
+    try:
+        dumped = orjson.dumps(data, option=_OPTION)
+    except TypeError:  # an integer beyond 64 bits, read exactly (orjson's JSONEncodeError)
         return None
     end = b"\n" if body.endswith(b"\n") else b""
     size = len(body) - len(end)
