@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
 from fixture_migrate.cli import output
-from fixture_migrate.cli.jsontext import ByteWriter, byte_writer, dump_json, dump_json_bytes, json_lines
+from fixture_migrate.cli.jsontext import ByteWriter, dump_json, dump_json_bytes, json_lines
 from fixture_migrate.contract import rules as c
 from fixture_migrate.files.diff import escape_lines, escape_text
 
@@ -115,7 +115,7 @@ class Emitter:
     def cases_begin(self) -> None:
         """A `normalize` run starts: from here its output is written as bytes (held a while
         where it goes to a file or pipe: `cases_flush` writes it)."""
-        self._write: ByteWriter = byte_writer(self.out)
+        self._write = ByteWriter(self.out)
 
     def cases_flush(self) -> None:
         """Write the cases held so far (before a message, and at the end)."""

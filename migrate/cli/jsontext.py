@@ -153,8 +153,3 @@ _OWN_WRITERS = (io.BufferedWriter, io.FileIO)
 
 _MAX_PARTS = 512
 """Parts of one `os.writev` call, at most (the system's limit, `IOV_MAX`, is 1,024 on Linux)."""
-
-
-def byte_writer(out: TextIO) -> ByteWriter:
-    """A `ByteWriter` of `out`."""
-    return ByteWriter(out)

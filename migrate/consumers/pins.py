@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fixture_migrate.files import beneath
-from fixture_migrate.files.reads import read_regular
+from fixture_migrate.files.reads import READ_FLAGS, read_regular
 from fixture_migrate.files.walk import SKIPPED_DIRS
 from fixture_migrate.migration.engine import fingerprint  # noqa: F401 - re-exported: what a pin matches
 
@@ -39,7 +39,6 @@ MAX_TEXT_BYTES = 2 * 1024 * 1024
 FEED_BUDGET = 100_000
 """How many digests and places `PinIndex.feed` keeps, at most, of what it found in the files
 given to it (each costs some 100 bytes until the build): past it, it keeps none."""
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _HEX = re.compile(rb"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{64}|[0-9a-fA-F]{40})(?![0-9a-fA-F])")
 _NAME = re.compile(rb"[\w.-]+\.(?:jsonl|json|ya?ml|py)\b")
 _NUMBER = re.compile(rb"(?<![\w.])\d{1,12}(?![\w.])")
@@ -52,9 +51,7 @@ def _git_names(root: Path) -> list[bytes] | None:
     if not (root / ".git").exists():
         return None
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=60, check=True
-        )
+        done = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True, timeout=60, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
     names = done.stdout.split(b"\0")
@@ -138,7 +135,7 @@ class TrackedReader:
         self.info: os.stat_result | None = None
         if beneath.available():
             try:
-                self._root_fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY | _FLAGS)
+                self._root_fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY | READ_FLAGS)
             except OSError:
                 pass
 
@@ -161,7 +158,7 @@ class TrackedReader:
                     return None  # a folder on its way is a symlink leading outside the root
                 # No symlink on the way, the file itself included; a pipe opens without
                 # blocking, and is never read (below).
-                fd = beneath.open_beneath(self._root_fd, below + name, _FLAGS)
+                fd = beneath.open_beneath(self._root_fd, below + name, READ_FLAGS)
                 direct = fd is not None and below + name == relative
             if fd is None:
                 info = os.lstat(path)
@@ -170,7 +167,7 @@ class TrackedReader:
                 real = os.path.realpath(path)
                 if not real.startswith(self._inside):
                     return None  # a folder on its way is now a symlink leading outside the root
-                fd = os.open(real, _FLAGS)
+                fd = os.open(real, READ_FLAGS)
                 direct = False
             # Not a regular file (swapped since the `lstat`), or too large: None.
             found = read_regular(fd, MAX_TEXT_BYTES)

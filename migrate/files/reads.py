@@ -115,12 +115,6 @@ def read_regular(fd: int, limit: int) -> tuple[bytes, os.stat_result] | None:
         os.close(fd)
 
 
-def read_opened(fd: int, limit: int) -> bytes | None:
-    """`read_regular`'s bytes alone."""
-    found = read_regular(fd, limit)
-    return None if found is None else found[0]
-
-
 class RunReads:
     """The reads of one run under the repo `root`: `read(path)` is `check_inside` (with
     `root_given`), then `read_fixture` with the file's `limit_for`; raises `FixtureError`

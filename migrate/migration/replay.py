@@ -50,7 +50,7 @@ import orjson
 from fixture_migrate.errors import FixtureError
 from fixture_migrate.files import beneath
 from fixture_migrate.files.paths import relative_source
-from fixture_migrate.files.reads import READ_FLAGS, read_opened
+from fixture_migrate.files.reads import READ_FLAGS, read_regular
 from fixture_migrate.formats.limits import MAX_FILE_BYTES
 from fixture_migrate.migration.cache import RECORD_MAGIC_PREFIX
 from fixture_migrate.slots import Record
@@ -283,7 +283,8 @@ def same_inputs(record: RunRecord, files: Iterable[tuple[Path, FixtureError | No
             if prefix is not None and root_fd >= 0:
                 fd = beneath.open_beneath(root_fd, prefix + name, READ_FLAGS)
                 if fd is not None:
-                    data = read_opened(fd, MAX_FILE_BYTES)  # a file over it is an error of the run
+                    found_read = read_regular(fd, MAX_FILE_BYTES)  # a file over it is an error of the run
+                    data = None if found_read is None else found_read[0]
             if data is not None:
                 found = xxh3_128_digest(data)
                 if known is not None and len(data) <= pins.MAX_TEXT_BYTES:
