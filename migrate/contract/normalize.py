@@ -122,7 +122,9 @@ def normalize_payload(
     # expected outcome and forbidden signals, `normalizeExtensions`), written inline for
     # the common types (this loop runs once per case of every file `normalize`,
     # `validate` and `migrate` read): `text` is `is_non_empty_string`, `strings` is
-    # `string_array`.
+    # `string_array`. (Calling `strings` where a value is there costs about 1% of this loop
+    # over writing its list inline, measured on 166,245 cases; a helper for the filter of
+    # repeats below cost 6%, so that filter is written out where it is used.)
     whitespace, blank_start = c.JS_WHITESPACE, c.JS_WHITESPACE_SET
     is_text = c.is_non_empty_string
 
@@ -158,34 +160,12 @@ def normalize_payload(
         if authority is None or not (authority if authority.__class__ is str else truthy(authority)):
             authority = file_authority
         value = get("coverage_tags")
-        if value.__class__ is list:  # `strings(value)`, inlined for the common case
-            own_tags = [
-                item
-                for item in value
-                if (
-                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
-                    if item.__class__ is str
-                    else is_text(item)
-                )
-            ]
-        else:
-            own_tags = [] if value is None else strings(value)
+        own_tags = [] if value is None else strings(value)
         tags = file_tags + own_tags if file_tags else own_tags
         if len(tags) > 1 and (tags[0] == tags[1] if len(tags) == 2 else len(set(tags)) < len(tags)):
             tags = list(dict.fromkeys(tags))  # the first of each, in order (the lists are new ones)
         value = get("source_refs")
-        if value.__class__ is list:  # `strings(value)`, inlined
-            own_refs = [
-                item
-                for item in value
-                if (
-                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
-                    if item.__class__ is str
-                    else is_text(item)
-                )
-            ]
-        else:
-            own_refs = [] if value is None else strings(value)
+        own_refs = [] if value is None else strings(value)
         refs = file_refs + own_refs if file_refs else own_refs
         if len(refs) > 1 and (refs[0] == refs[1] if len(refs) == 2 else len(set(refs)) < len(refs)):
             refs = list(dict.fromkeys(refs))
@@ -221,18 +201,7 @@ def normalize_payload(
         ):
             note = ""
         value = get("forbidden_signals")
-        if value.__class__ is list:  # `strings(value)`, inlined
-            forbidden = [
-                item
-                for item in value
-                if (
-                    item != "" and (item[0] not in blank_start or item.strip(whitespace) != "")
-                    if item.__class__ is str
-                    else is_text(item)
-                )
-            ]
-        else:
-            forbidden = [] if value is None else strings(value)
+        forbidden = [] if value is None else strings(value)
         negative = get("negative_signal")
         if negative is not None:
             forbidden += strings(negative)
